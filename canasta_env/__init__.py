@@ -1,0 +1,1 @@
+"""canasta_env: partnership Canasta for reinforcement learning."""

@@ -1,0 +1,127 @@
+"""The dense action table, built from named constants.
+
+Every action id has a readable description that :func:`parse` turns back into the id.
+The total :data:`NUM_ACTIONS` is derived from the ranges, never typed by hand.
+
+==============================  =====  =============================================
+range                           size   meaning
+==============================  =====  =============================================
+DRAW_STOCK                      1      draw the top card of the stock
+TAKE_PAIR .. TAKE_ONTO_MELD     4      take the discard pile, melding the upcard with
+                                       a natural pair / a natural + joker / a natural
+                                       + 2 from hand / onto our meld of its rank
+DECLINE_PILE                    1      stock empty: refuse the discard pile; the hand
+                                       ends
+START_MELD + 3*i + k            33     start a meld of rank MELD_RANKS[i]: k=0 three
+                                       naturals, k=1 two naturals + joker, k=2 two
+                                       naturals + 2
+ADD_TO_MELD + 3*i + k           33     add to our meld of rank MELD_RANKS[i]: k=0 a
+                                       natural, k=1 a joker, k=2 a 2
+MELD_BLACK_THREES               1      meld all black 3s in hand (3 or 4; only when
+                                       going out)
+ASK_PARTNER                     1      "Partner, may I go out?"
+ANSWER_YES, ANSWER_NO           2      partner's binding answer
+FINISH_TURN                     1      end the turn without a discard (only after a
+                                       red 3 was the last stock card, with
+                                       ``red_three_last_card_may_meld``)
+DISCARD + j                     14     discard one card of class DISCARDABLE[j]; this
+                                       also ends the melding of the turn
+==============================  =====  =============================================
+
+Discarding ends the turn directly (there is no separate "finish melding" step before a
+discard): one decision fewer per turn, with the same set of reachable plays.
+"""
+
+from __future__ import annotations
+
+from .cards import CLASS_NAMES, DISCARDABLE, MELD_RANKS
+
+DRAW_STOCK = 0
+TAKE_PAIR = 1
+TAKE_NAT_JOKER = 2
+TAKE_NAT_TWO = 3
+TAKE_ONTO_MELD = 4
+DECLINE_PILE = 5
+START_MELD = 6
+START_KINDS = ("3 naturals", "2 naturals + Joker", "2 naturals + 2")
+ADD_TO_MELD = START_MELD + 3 * len(MELD_RANKS)
+ADD_KINDS = ("natural", "Joker", "2")
+MELD_BLACK_THREES = ADD_TO_MELD + 3 * len(MELD_RANKS)
+ASK_PARTNER = MELD_BLACK_THREES + 1
+ANSWER_YES = ASK_PARTNER + 1
+ANSWER_NO = ANSWER_YES + 1
+FINISH_TURN = ANSWER_NO + 1
+DISCARD = FINISH_TURN + 1
+NUM_ACTIONS = DISCARD + len(DISCARDABLE)
+
+#: rank class -> index into MELD_RANKS
+RANK_INDEX = {r: i for i, r in enumerate(MELD_RANKS)}
+#: card class -> discard action id
+DISCARD_ACTION = {c: DISCARD + j for j, c in enumerate(DISCARDABLE)}
+
+
+def start_meld(rank: int, kind: int) -> int:
+    """Action id: start a meld of card class ``rank`` (4..A) with composition ``kind``
+    (0 three naturals, 1 two naturals + joker, 2 two naturals + 2)."""
+    return START_MELD + 3 * RANK_INDEX[rank] + kind
+
+
+def add_to_meld(rank: int, kind: int) -> int:
+    """Action id: add one card (``kind`` 0 natural, 1 joker, 2 a 2) to our meld of
+    ``rank``."""
+    return ADD_TO_MELD + 3 * RANK_INDEX[rank] + kind
+
+
+def discard(card_class: int) -> int:
+    """Action id: discard one card of ``card_class`` (not a red 3)."""
+    return DISCARD_ACTION[card_class]
+
+
+def _build() -> list[str]:
+    d = [""] * NUM_ACTIONS
+    d[DRAW_STOCK] = "draw from stock"
+    d[TAKE_PAIR] = "take pile with a natural pair"
+    d[TAKE_NAT_JOKER] = "take pile with a natural + Joker"
+    d[TAKE_NAT_TWO] = "take pile with a natural + 2"
+    d[TAKE_ONTO_MELD] = "take pile onto our meld"
+    d[DECLINE_PILE] = "decline the pile (end the hand)"
+    for i, r in enumerate(MELD_RANKS):
+        for k in range(3):
+            d[START_MELD + 3 * i + k] = f"meld {CLASS_NAMES[r]}: {START_KINDS[k]}"
+            d[ADD_TO_MELD + 3 * i + k] = f"add {ADD_KINDS[k]} to {CLASS_NAMES[r]} meld"
+    d[MELD_BLACK_THREES] = "meld black 3s"
+    d[ASK_PARTNER] = "ask partner: may I go out?"
+    d[ANSWER_YES] = "answer yes"
+    d[ANSWER_NO] = "answer no"
+    d[FINISH_TURN] = "finish turn without discard"
+    for j, c in enumerate(DISCARDABLE):
+        d[DISCARD + j] = f"discard {CLASS_NAMES[c]}"
+    return d
+
+
+DESCRIPTIONS: tuple[str, ...] = tuple(_build())
+_BY_DESCRIPTION = {s.lower(): i for i, s in enumerate(DESCRIPTIONS)}
+assert len(_BY_DESCRIPTION) == NUM_ACTIONS, "action descriptions must be unique"
+
+
+def describe(action: int) -> str:
+    """Readable description of an action id.
+
+    Raises:
+        ValueError: the id is outside ``0 .. NUM_ACTIONS - 1``.
+    """
+    if not isinstance(action, int) or not 0 <= action < NUM_ACTIONS:
+        raise ValueError(f"action id {action!r} is outside 0..{NUM_ACTIONS - 1}")
+    return DESCRIPTIONS[action]
+
+
+def parse(text: str) -> int:
+    """Action id of a description (case and surrounding spaces ignored).
+
+    Raises:
+        ValueError: no action has this description.
+    """
+    try:
+        return _BY_DESCRIPTION[" ".join(text.split()).lower()]
+    except KeyError:
+        raise ValueError(f"no action is described as {text!r}") from None

@@ -1,0 +1,1044 @@
+"""The Classic Canasta game state, legal actions and transitions.
+
+A :class:`Game` is a whole game (hands to the target score); the current hand's state
+lives in it. Seats 0..3 clockwise, partnership ``seat % 2`` (0 = team A: seats 0 and 2,
+1 = team B: seats 1 and 3). A :class:`Phase` drives both :meth:`Game.legal_actions` and
+:meth:`Game.apply`, each dispatching to one small function per phase.
+
+Hands, melds and red threes are count vectors over card classes (:mod:`.cards`); the
+stock and the discard pile are lists of card classes, top card last.
+
+Rules source: ../shared/SPEC.md section 2 (pagat.com Classic Canasta, Hoyle options,
+seeds/001 deal and opening minimums, seeds/002 scoring).
+"""
+
+from __future__ import annotations
+
+import enum
+import random
+import secrets
+from dataclasses import dataclass
+
+from . import actions as A
+from .cards import (
+    BLACK_THREE,
+    CARD_POINTS,
+    DISCARDABLE,
+    JOKER,
+    MELD_RANKS,
+    NUM_CLASSES,
+    RED_THREE,
+    TWO,
+    deck_counts,
+)
+from .feasibility import best_points, can_go_out
+from .options import RulesOptions, classic
+
+
+class IllegalActionError(ValueError):
+    """An action is not legal in the current position; the message names the action and
+    the reason."""
+
+
+class Phase(enum.IntEnum):
+    """Where the turn stands. ``DRAW``: draw or take the pile. ``PICKUP``: the pile was
+    taken for the opening and waits, set aside, until the opening minimum is met.
+    ``MELD``: meld, ask partner, or discard. ``ANSWER``: the partner answers "may I go
+    out?". ``HAND_OVER`` / ``GAME_OVER``: nothing to decide."""
+
+    DRAW = 0
+    PICKUP = 1
+    MELD = 2
+    ANSWER = 3
+    HAND_OVER = 4
+    GAME_OVER = 5
+
+
+# asking partner, per turn
+NOT_ASKED, ASKED_YES, ASKED_NO = 0, 1, 2
+
+SHEET_ROWS = ("table", "canasta_bonus", "red_threes", "going_out", "hand_penalty",
+              "hand_score", "previous", "total")
+"""Score-sheet rows in the fixed order of seeds/002: table card values, canasta bonuses,
+red threes, going out, cards remaining in hand (negative), hand score, previous total,
+new running total."""
+
+_V = CARD_POINTS
+_WILDS = (JOKER, TWO)
+
+
+@dataclass(frozen=True)
+class ScoreSheet:
+    """One partnership's score for one hand (points), rows in seeds/002 order."""
+
+    table: int
+    canasta_bonus: int
+    red_threes: int
+    going_out: int
+    hand_penalty: int
+    previous: int
+
+    @property
+    def hand_score(self) -> int:
+        return self.table + self.canasta_bonus + self.red_threes + self.going_out + \
+            self.hand_penalty
+
+    @property
+    def total(self) -> int:
+        return self.previous + self.hand_score
+
+    def as_dict(self) -> dict[str, int]:
+        return {k: getattr(self, k) for k in SHEET_ROWS}
+
+
+def score_partnership(opts: RulesOptions, nat, jokers, twos, red_threes: int, melded: bool,
+                      going_out: int, hand_cards, previous: int) -> ScoreSheet:
+    """Score one partnership's hand (seeds/002 order).
+
+    Args:
+        nat, jokers, twos: meld contents per card class (length-15 count vectors).
+        red_threes: red threes the partnership exposed.
+        melded: whether the partnership made any meld this hand (red 3 sign).
+        going_out: 0, or the going-out bonus earned (100, or 200 concealed).
+        hand_cards: iterable of the two partners' hand count vectors.
+        previous: cumulative score before the hand.
+    """
+    table = 0
+    bonus = 0
+    for r in range(NUM_CLASSES):
+        n = nat[r]
+        if not n:
+            continue
+        w = jokers[r] + twos[r]
+        table += n * _V[r] + jokers[r] * _V[JOKER] + twos[r] * _V[TWO]
+        if n + w >= opts.canasta_size:
+            bonus += opts.mixed_canasta_bonus if w else opts.natural_canasta_bonus
+    if red_threes >= 2 * opts.decks:
+        r3 = opts.red_three_all_bonus
+    else:
+        r3 = opts.red_three_bonus * red_threes
+    if not melded:
+        r3 = -r3
+    penalty = -sum(sum(n * v for n, v in zip(h, _V)) for h in hand_cards)
+    return ScoreSheet(table, bonus, r3, going_out, penalty, previous)
+
+
+class Game:
+    """A game of Classic Canasta to the target score (default 5,000).
+
+    Args:
+        options: :class:`RulesOptions` (default: the ``classic`` preset).
+        seed: int seed for every shuffle; ``None`` picks one at random. The same seed
+            and options replay the same game given the same actions.
+        scores: cumulative starting scores of the two partnerships (points).
+        dealer: first dealer's seat; ``None`` draws it from the seed.
+
+    Raises:
+        OptionsError: bad options.
+    """
+
+    def __init__(self, options: RulesOptions | None = None, seed: int | None = None,
+                 scores: tuple[int, int] = (0, 0), dealer: int | None = None) -> None:
+        self.options = options if options is not None else classic()
+        if seed is None:
+            seed = secrets.randbits(63)
+        if not isinstance(seed, int) or isinstance(seed, bool):
+            raise ValueError(f"seed must be an int or None, got {seed!r}")
+        self.seed = seed
+        if len(scores) != 2 or not all(isinstance(s, int) for s in scores):
+            raise ValueError(f"scores must be two ints, got {scores!r}")
+        self.scores = [int(scores[0]), int(scores[1])]
+        if dealer is None:
+            dealer = random.Random(f"{seed}/dealer").randrange(4)
+        if dealer not in (0, 1, 2, 3):
+            raise ValueError(f"dealer must be a seat 0..3, got {dealer!r}")
+        self.hand_number = 0
+        self.dealer = dealer
+        self.history: list[dict] = []  # score sheets of finished hands
+        self.winner: int | None = None  # 0 / 1 partnership, -1 tie, None while running
+        self._deal()
+
+    # ------------------------------------------------------------------ dealing
+    def _deal(self) -> None:
+        o = self.options
+        pack = deck_counts(o.decks, o.jokers)
+        cards = [c for c in range(NUM_CLASSES) for _ in range(pack[c])]
+        rng = random.Random(f"{self.seed}/hand/{self.hand_number}")
+        rng.shuffle(cards)
+        self.stock: list[int] = cards  # top card = last element
+        self.pile: list[int] = []
+        self.hands = [[0] * NUM_CLASSES for _ in range(4)]
+        self.known = [[0] * NUM_CLASSES for _ in range(4)]
+        self.red3 = [0, 0, 0, 0]
+        self.nat = [[0] * NUM_CLASSES, [0] * NUM_CLASSES]
+        self.jok = [[0] * NUM_CLASSES, [0] * NUM_CLASSES]
+        self.two = [[0] * NUM_CLASSES, [0] * NUM_CLASSES]
+        self.opened = [False, False]
+        self.minimum = [o.opening_minimum(self.scores[0]), o.opening_minimum(self.scores[1])]
+        self.seat_melded = [False] * 4
+        self.pile_frozen = False
+        self.log: list[dict] = []
+        self.went_out: int | None = None
+        self.concealed = False
+        self.sheets: list[ScoreSheet] | None = None
+        self.decisions = 0
+        first = (self.dealer + 1) % 4
+        for i in range(o.hand_size * 4):
+            self.hands[(first + i) % 4][self.stock.pop()] += 1
+        # upcard: turn cards until a natural that is not a red 3 shows
+        while True:
+            c = self.stock.pop()
+            self.pile.append(c)
+            if c in _WILDS or c == RED_THREE:
+                self.pile_frozen = True
+                continue
+            break
+        self.log.append({"event": "deal", "hand": self.hand_number, "dealer": self.dealer,
+                         "upcards": list(self.pile)})
+        for k in range(4):
+            s = (first + k) % 4
+            h = self.hands[s]
+            while h[RED_THREE]:
+                h[RED_THREE] -= 1
+                self.red3[s] += 1
+                self.log.append({"event": "red3", "seat": s})
+                h[self.stock.pop()] += 1
+        self.current = first
+        self._start_turn()
+        self.phase = Phase.DRAW
+
+    def _start_turn(self) -> None:
+        self.drew_stock = False
+        self.turn_points = 0  # opening points laid this turn (card values)
+        self.laid = False  # any card laid this turn
+        self.added_old = False  # added to a meld that existed before this turn
+        self.new_ranks: list[int] = []  # melds started this turn
+        self.pending: list[int] = []  # pile set aside until the opening minimum is met
+        self.asked = NOT_ASKED
+        self.must_out = False  # black 3s melded: the player must go out
+        self.no_discard = False  # red 3 was the last stock card (may-meld option)
+        self._legal: list[int] | None = None
+
+    # ------------------------------------------------------------------ queries
+    @property
+    def to_move(self) -> int | None:
+        """Seat whose decision it is (the partner in ``ANSWER``), ``None`` when the hand
+        or game is over."""
+        if self.phase == Phase.ANSWER:
+            return (self.current + 2) % 4
+        if self.phase >= Phase.HAND_OVER:
+            return None
+        return self.current
+
+    @property
+    def hand_over(self) -> bool:
+        return self.phase >= Phase.HAND_OVER
+
+    @property
+    def game_over(self) -> bool:
+        return self.phase == Phase.GAME_OVER
+
+    def canastas(self, team: int) -> int:
+        """Number of canastas (melds of ``canasta_size``+ cards) of a partnership."""
+        size = self.options.canasta_size
+        n, j, t = self.nat[team], self.jok[team], self.two[team]
+        return sum(1 for r in range(NUM_CLASSES) if n[r] and n[r] + j[r] + t[r] >= size)
+
+    def pile_frozen_for(self, team: int) -> bool:
+        """Frozen against a partnership that has not opened, or for all while the pile
+        holds a wild card or a red 3 (or a black 3 with ``black_three_freezes``)."""
+        return self.pile_frozen or not self.opened[team]
+
+    def legal_actions(self) -> list[int]:
+        """Sorted legal action ids for the seat :attr:`to_move` (empty when the hand is
+        over). Computed once per position and cached."""
+        if self._legal is None:
+            ph = self.phase
+            if ph == Phase.DRAW:
+                self._legal = self._legal_draw()
+            elif ph == Phase.MELD or ph == Phase.PICKUP:
+                self._legal = self._legal_meld()
+            elif ph == Phase.ANSWER:
+                self._legal = self._legal_answer()
+            else:
+                self._legal = []
+        return self._legal
+
+    # ------------------------------------------------------------------ feasibility
+    def _feasible(self, hand, nat, wild, tp: int, laid: bool, pending: int | None,
+                  must_out: bool, asked: int, drew_stock: bool) -> bool:
+        """Can the current player's turn be completed from this (hypothetical) state?"""
+        o = self.options
+        team = self.current & 1
+        cap = o.max_wilds_per_meld
+        minimum = self.minimum[team]
+        opened = self.opened[team] or (laid and tp >= minimum)
+        need = 0 if opened else minimum - tp
+        if pending is not None:
+            # the pile joins the hand once the minimum is met; keep 2 cards after that
+            return best_points(hand, nat, wild, cap, max(0, 2 - pending)) >= need
+        size = sum(hand)
+        if not must_out and asked != ASKED_YES:
+            keep = 1 if self.no_discard else 2
+            if size >= keep and (opened or not laid or
+                                 best_points(hand, nat, wild, cap, keep) >= need):
+                return True
+        if self.no_discard or asked == ASKED_NO:
+            return False
+        if o.ask_partner_required and asked != ASKED_YES and size == 0:
+            return False
+        have = 0
+        csize = o.canasta_size
+        for r in MELD_RANKS:
+            if nat[r] and nat[r] + wild[r] >= csize:
+                have += 1
+        if size == 0:
+            return have >= o.canastas_to_go_out and (opened or drew_stock)
+        # going out concealed after a stock draw needs no opening minimum
+        need_b = 0 if (opened or drew_stock) else need
+        return can_go_out(hand, nat, wild, cap, csize, have, o.canastas_to_go_out, need_b)
+
+    def _wild(self, team: int) -> list[int]:
+        j, t = self.jok[team], self.two[team]
+        return [a + b for a, b in zip(j, t)]
+
+    # ------------------------------------------------------------------ legal: draw
+    def _take_use(self, kind: int, top: int) -> tuple[int, int, int] | None:
+        """Cards a pile take uses from hand (naturals, jokers, twos), or None."""
+        if kind == A.TAKE_PAIR:
+            return (2, 0, 0)
+        if kind == A.TAKE_NAT_JOKER:
+            return (1, 1, 0)
+        if kind == A.TAKE_NAT_TWO:
+            return (1, 0, 1)
+        return (0, 0, 0)
+
+    def _legal_draw(self) -> list[int]:
+        seat = self.current
+        team = seat & 1
+        hand = self.hands[seat]
+        legal: list[int] = []
+        if self.stock:
+            legal.append(A.DRAW_STOCK)
+        forced = False
+        takes = self._legal_takes(seat)
+        legal.extend(takes)
+        if not self.stock:
+            top = self.pile[-1] if self.pile else None
+            forced = (bool(takes) and top is not None and not self.pile_frozen_for(team)
+                      and self.nat[team][top] > 0)
+            if not forced:
+                legal.append(A.DECLINE_PILE)
+        del hand
+        return sorted(legal)
+
+    def _legal_takes(self, seat: int) -> list[int]:
+        if not self.pile:
+            return []
+        top = self.pile[-1]
+        if top in _WILDS or top == BLACK_THREE or top == RED_THREE:
+            return []
+        o = self.options
+        team = seat & 1
+        hand = self.hands[seat]
+        if o.one_card_pile_restriction and sum(hand) == 1 and len(self.pile) == 1:
+            return []
+        frozen = self.pile_frozen_for(team)
+        nat, wild = self.nat[team], self._wild(team)
+        out = []
+        for kind in (A.TAKE_PAIR, A.TAKE_NAT_JOKER, A.TAKE_NAT_TWO, A.TAKE_ONTO_MELD):
+            if kind != A.TAKE_PAIR and frozen:
+                continue
+            n, j, t = self._take_use(kind, top)
+            if hand[top] < n or hand[JOKER] < j or hand[TWO] < t:
+                continue
+            if kind == A.TAKE_ONTO_MELD and not nat[top]:
+                continue
+            if (j or t) and wild[top] + 1 > o.max_wilds_per_meld:
+                continue
+            if self._take_feasible(seat, top, n, j, t):
+                out.append(kind)
+        return out
+
+    def _take_feasible(self, seat: int, top: int, n: int, j: int, t: int) -> bool:
+        team = seat & 1
+        hand = list(self.hands[seat])
+        nat = list(self.nat[team])
+        wild = self._wild(team)
+        hand[top] -= n
+        hand[JOKER] -= j
+        hand[TWO] -= t
+        nat[top] += n + 1
+        wild[top] += j + t
+        rest = self.pile[:-1]
+        rest_cards = len(rest) - rest.count(RED_THREE)
+        if self.opened[team]:
+            for c in rest:
+                if c != RED_THREE:
+                    hand[c] += 1
+            return self._feasible(hand, nat, wild, 0, True, None, False, NOT_ASKED, False)
+        tp = (n + 1) * _V[top] + j * _V[JOKER] + t * _V[TWO]
+        if tp >= self.minimum[team]:
+            for c in rest:
+                if c != RED_THREE:
+                    hand[c] += 1
+            return self._feasible(hand, nat, wild, tp, True, None, False, NOT_ASKED, False)
+        return self._feasible(hand, nat, wild, tp, True, rest_cards, False, NOT_ASKED, False)
+
+    # ------------------------------------------------------------------ legal: meld
+    def _legal_meld(self) -> list[int]:
+        o = self.options
+        seat = self.current
+        team = seat & 1
+        hand = self.hands[seat]
+        nat = self.nat[team]
+        wild = self._wild(team)
+        cap = o.max_wilds_per_meld
+        pickup = self.phase == Phase.PICKUP
+        pending = (len(self.pending) - self.pending.count(RED_THREE)) if pickup else None
+        minimum = self.minimum[team]
+        opened = self.opened[team]
+        size = sum(hand)
+        legal: list[int] = []
+        tp0 = self.turn_points
+        feas = self._feasible
+        free_ok = not self.must_out and self.asked != ASKED_YES and not pickup
+
+        def check(delta_pts: int, used: int) -> bool:
+            tp = tp0 + (0 if opened else delta_pts)
+            if free_ok and size - used >= 2 and (opened or tp >= minimum):
+                return True
+            return feas(hand, nat, wild, tp, True, pending, self.must_out, self.asked,
+                        self.drew_stock)
+
+        nj, nt = hand[JOKER], hand[TWO]
+        for i, r in enumerate(MELD_RANKS):
+            n = hand[r]
+            v = _V[r]
+            if nat[r]:
+                base = A.ADD_TO_MELD + 3 * i
+                room = wild[r] < cap
+                if n:
+                    hand[r] -= 1
+                    nat[r] += 1
+                    if check(v, 1):
+                        legal.append(base)
+                    hand[r] += 1
+                    nat[r] -= 1
+                if room:
+                    for k, c in ((1, JOKER), (2, TWO)):
+                        if hand[c]:
+                            hand[c] -= 1
+                            wild[r] += 1
+                            if check(_V[c], 1):
+                                legal.append(base + k)
+                            hand[c] += 1
+                            wild[r] -= 1
+            elif n >= 2:
+                base = A.START_MELD + 3 * i
+                if n >= 3:
+                    hand[r] -= 3
+                    nat[r] += 3
+                    if check(3 * v, 3):
+                        legal.append(base)
+                    hand[r] += 3
+                    nat[r] -= 3
+                if cap > 0:
+                    for k, c, cnt in ((1, JOKER, nj), (2, TWO, nt)):
+                        if cnt:
+                            hand[r] -= 2
+                            hand[c] -= 1
+                            nat[r] += 2
+                            wild[r] += 1
+                            if check(2 * v + _V[c], 3):
+                                legal.append(base + k)
+                            hand[r] += 2
+                            hand[c] += 1
+                            nat[r] -= 2
+                            wild[r] -= 1
+        if pickup:
+            return legal
+        # black 3s: only as part of going out
+        b3 = hand[BLACK_THREE]
+        if b3 >= 3 and self.asked != ASKED_NO and not self.no_discard:
+            hand[BLACK_THREE] = 0
+            if feas(hand, nat, wild, tp0 + (0 if opened else 5 * b3), True, None, True,
+                    self.asked, self.drew_stock):
+                legal.append(A.MELD_BLACK_THREES)
+            hand[BLACK_THREE] = b3
+        if self.asked == NOT_ASKED and not self.no_discard and not self.must_out:
+            if feas(hand, nat, wild, tp0, self.laid, None, True, ASKED_YES, self.drew_stock):
+                legal.append(A.ASK_PARTNER)
+        if self.no_discard:
+            if opened or not self.laid:
+                legal.append(A.FINISH_TURN)
+            return legal
+        # discards
+        opening_ok = opened or not self.laid
+        if size >= 2:
+            if opening_ok and not self.must_out and self.asked != ASKED_YES:
+                for c in DISCARDABLE:
+                    if hand[c]:
+                        legal.append(A.DISCARD_ACTION[c])
+        elif size == 1 and self._may_go_out_now(team):
+            if opening_ok or self.drew_stock:
+                for c in DISCARDABLE:
+                    if hand[c]:
+                        legal.append(A.DISCARD_ACTION[c])
+        legal.sort()
+        return legal
+
+    def _may_go_out_now(self, team: int) -> bool:
+        o = self.options
+        if self.asked == ASKED_NO or self.no_discard:
+            return False
+        if o.ask_partner_required and self.asked != ASKED_YES:
+            return False
+        return self.canastas(team) >= o.canastas_to_go_out
+
+    def _legal_answer(self) -> list[int]:
+        seat = self.current
+        team = seat & 1
+        hand = self.hands[seat]
+        nat = self.nat[team]
+        wild = self._wild(team)
+        legal = [A.ANSWER_YES]  # ASK was listed only if going out is feasible
+        if self._feasible(hand, nat, wild, self.turn_points, self.laid, None, self.must_out,
+                          ASKED_NO, self.drew_stock):
+            legal.append(A.ANSWER_NO)
+        return legal
+
+    # ------------------------------------------------------------------ apply
+    def apply(self, action: int) -> None:
+        """Apply a legal action for the seat :attr:`to_move`.
+
+        Raises:
+            IllegalActionError: the action is not legal here (message names the action
+                and why).
+        """
+        if isinstance(action, bool) or not isinstance(action, int):
+            try:
+                if int(action) != action:
+                    raise ValueError
+                action = int(action)
+            except (TypeError, ValueError):
+                raise IllegalActionError(f"action must be an int id, got {action!r}") from None
+        if not 0 <= action < A.NUM_ACTIONS:
+            raise IllegalActionError(f"action id {action} is outside 0..{A.NUM_ACTIONS - 1}")
+        if action not in self.legal_actions():
+            raise IllegalActionError(
+                f"illegal action {action} ({A.DESCRIPTIONS[action]!r}) for seat {self.to_move} "
+                f"in phase {self.phase.name}: {self._why_illegal(action)}")
+        seat = self.to_move
+        self.log.append({"seat": seat, "action": action})
+        self.decisions += 1
+        self._legal = None
+        if self.phase == Phase.DRAW:
+            self._apply_draw(action)
+        elif self.phase == Phase.ANSWER:
+            self.asked = ASKED_YES if action == A.ANSWER_YES else ASKED_NO
+            self.phase = Phase.MELD
+        else:
+            self._apply_meld(action)
+
+    def _why_illegal(self, action: int) -> str:
+        ph = self.phase
+        if ph >= Phase.HAND_OVER:
+            return "the hand is over"
+        if ph == Phase.DRAW and not (A.DRAW_STOCK <= action <= A.DECLINE_PILE):
+            return "the player must first draw from the stock or take the pile"
+        if ph == Phase.ANSWER and action not in (A.ANSWER_YES, A.ANSWER_NO):
+            return "the partner must answer yes or no"
+        if ph == Phase.PICKUP and not (A.START_MELD <= action < A.MELD_BLACK_THREES):
+            return "the opening minimum must be met with melds before the pile is collected"
+        if ph == Phase.MELD and action <= A.DECLINE_PILE:
+            return "the player has already drawn this turn"
+        if action == A.DECLINE_PILE and self.stock:
+            return "the pile may be declined only when the stock is empty"
+        if A.TAKE_PAIR <= action <= A.TAKE_ONTO_MELD:
+            return "the pile cannot be taken that way (stop card, wild on top, frozen, or " \
+                   "the cards are not in hand)"
+        if action >= A.DISCARD:
+            if self.asked == ASKED_YES or self.must_out:
+                return "the player must go out this turn"
+            return "the card is not in hand, the opening minimum is not met, or the " \
+                   "discard would empty the hand of a player who may not go out"
+        return "the cards are not in hand, the meld rules forbid it, or it would leave " \
+               "the turn impossible to complete (opening minimum, going out)"
+
+    def _expose_red3(self, seat: int, from_stock: bool) -> None:
+        self.red3[seat] += 1
+        self.log.append({"event": "red3", "seat": seat})
+
+    def _apply_draw(self, action: int) -> None:
+        seat = self.current
+        hand = self.hands[seat]
+        if action == A.DRAW_STOCK:
+            self.drew_stock = True
+            while True:
+                c = self.stock.pop()
+                if c != RED_THREE:
+                    hand[c] += 1
+                    break
+                self._expose_red3(seat, True)
+                if not self.stock:
+                    # red 3 as the last stock card: the hand ends (pagat)
+                    if self.options.red_three_last_card_may_meld:
+                        self.no_discard = True
+                        self.phase = Phase.MELD
+                        return
+                    self._end_hand()
+                    return
+            self.phase = Phase.MELD
+            return
+        if action == A.DECLINE_PILE:
+            self.log.append({"event": "declined", "seat": seat})
+            self._end_hand()
+            return
+        team = seat & 1
+        top = self.pile.pop()
+        n, j, t = self._take_use(action, top)
+        hand[top] -= n
+        hand[JOKER] -= j
+        hand[TWO] -= t
+        self._fix_known(seat)
+        self._lay(team, top, n + 1, j, t)
+        self.laid = True
+        if not self.opened[team]:
+            self.turn_points += (n + 1) * _V[top] + j * _V[JOKER] + t * _V[TWO]
+        self.pending = self.pile
+        self.pile = []
+        self.pile_frozen = False
+        if self.opened[team] or self.turn_points >= self.minimum[team]:
+            self._collect_pile()
+        else:
+            self.phase = Phase.PICKUP
+
+    def _collect_pile(self) -> None:
+        seat = self.current
+        team = seat & 1
+        self.opened[team] = True
+        hand = self.hands[seat]
+        known = self.known[seat]
+        for c in self.pending:
+            if c == RED_THREE:
+                self._expose_red3(seat, False)  # not replaced
+            else:
+                hand[c] += 1
+                known[c] += 1
+        self.pending = []
+        self.phase = Phase.MELD
+
+    def _lay(self, team: int, rank: int, n: int, j: int, t: int) -> None:
+        if not self.nat[team][rank]:
+            self.new_ranks.append(rank)
+        elif rank not in self.new_ranks:
+            self.added_old = True
+        self.nat[team][rank] += n
+        self.jok[team][rank] += j
+        self.two[team][rank] += t
+
+    def _fix_known(self, seat: int) -> None:
+        h, k = self.hands[seat], self.known[seat]
+        for c in range(NUM_CLASSES):
+            k[c] = min(k[c], h[c])
+
+    def _apply_meld(self, action: int) -> None:
+        seat = self.current
+        team = seat & 1
+        hand = self.hands[seat]
+        if action >= A.DISCARD:
+            c = DISCARDABLE[action - A.DISCARD]
+            hand[c] -= 1
+            self._fix_known(seat)
+            self.pile.append(c)
+            if c in _WILDS or (c == BLACK_THREE and self.options.black_three_freezes):
+                self.pile_frozen = True
+            if not any(hand):
+                self._go_out(seat)
+            else:
+                if self.laid:
+                    self.seat_melded[seat] = True
+                self.current = (seat + 1) % 4
+                self._start_turn()
+                self.phase = Phase.DRAW
+            return
+        if action == A.ASK_PARTNER:
+            self.phase = Phase.ANSWER
+            return
+        if action == A.FINISH_TURN:
+            self._end_hand()
+            return
+        if action == A.MELD_BLACK_THREES:
+            b3 = hand[BLACK_THREE]
+            hand[BLACK_THREE] = 0
+            self._lay(team, BLACK_THREE, b3, 0, 0)
+            pts = 5 * b3
+            self.must_out = True
+        elif action >= A.ADD_TO_MELD:
+            i, k = divmod(action - A.ADD_TO_MELD, 3)
+            r = MELD_RANKS[i]
+            c = (r, JOKER, TWO)[k]
+            hand[c] -= 1
+            self._lay(team, r, int(k == 0), int(k == 1), int(k == 2))
+            pts = _V[c]
+        else:
+            i, k = divmod(action - A.START_MELD, 3)
+            r = MELD_RANKS[i]
+            if k == 0:
+                hand[r] -= 3
+                self._lay(team, r, 3, 0, 0)
+                pts = 3 * _V[r]
+            else:
+                w = JOKER if k == 1 else TWO
+                hand[r] -= 2
+                hand[w] -= 1
+                self._lay(team, r, 2, int(k == 1), int(k == 2))
+                pts = 2 * _V[r] + _V[w]
+        self._fix_known(seat)
+        self.laid = True
+        if not self.opened[team]:
+            self.turn_points += pts
+            if self.turn_points >= self.minimum[team]:
+                if self.phase == Phase.PICKUP:
+                    self._collect_pile()
+                else:
+                    self.opened[team] = True
+        if self.phase == Phase.MELD and not any(hand):
+            self._go_out(seat)
+
+    def _go_out(self, seat: int) -> None:
+        team = seat & 1
+        o = self.options
+        size = o.canasta_size
+        # concealed: nothing laid before this turn by this player, nothing added to
+        # melds from earlier turns, and a canasta among the melds started this turn
+        self.opened[team] = True
+        concealed = (not self.seat_melded[seat] and not self.added_old and any(
+            self.nat[team][r] + self.jok[team][r] + self.two[team][r] >= size
+            for r in self.new_ranks))
+        self.went_out = seat
+        self.concealed = concealed
+        self.seat_melded[seat] = True
+        self.log.append({"event": "out", "seat": seat, "concealed": concealed})
+        self._end_hand()
+
+    # ------------------------------------------------------------------ scoring
+    def _end_hand(self) -> None:
+        o = self.options
+        sheets = []
+        for team in (0, 1):
+            melded = any(self.nat[team])
+            bonus = 0
+            if self.went_out is not None and self.went_out & 1 == team:
+                bonus = o.concealed_going_out_bonus if self.concealed else o.going_out_bonus
+            sheets.append(score_partnership(
+                o, self.nat[team], self.jok[team], self.two[team],
+                self.red3[team] + self.red3[team + 2], melded, bonus,
+                (self.hands[team], self.hands[team + 2]), self.scores[team]))
+        self.sheets = sheets
+        self.scores = [sheets[0].total, sheets[1].total]
+        self.history.append({"hand": self.hand_number, "went_out": self.went_out,
+                             "concealed": self.concealed,
+                             "sheets": [s.as_dict() for s in sheets]})
+        self.log.append({"event": "hand_over", "scores": list(self.scores)})
+        self._legal = None
+        if max(self.scores) >= o.target_score:
+            a, b = self.scores
+            self.winner = 0 if a > b else 1 if b > a else -1
+            self.phase = Phase.GAME_OVER
+        else:
+            self.phase = Phase.HAND_OVER
+
+    def to_json(self, indent: int | None = None) -> str:
+        """This state in the JSON position format (see :func:`to_position`)."""
+        return game_to_json(self, indent)
+
+    @staticmethod
+    def from_json(text: str) -> Game:
+        """A game from the JSON position format.
+
+        Raises:
+            PositionError: malformed or inconsistent position.
+        """
+        return game_from_json(text)
+
+    def clone(self) -> Game:
+        """An independent copy of this state."""
+        return from_position(to_position(self))
+
+    def next_hand(self) -> None:
+        """Deal the next hand (the deal passes clockwise).
+
+        Raises:
+            RuntimeError: the hand is not over, or the game is over.
+        """
+        if self.phase != Phase.HAND_OVER:
+            raise RuntimeError(f"next_hand() needs a finished hand; phase is {self.phase.name}")
+        self.hand_number += 1
+        self.dealer = (self.dealer + 1) % 4
+        self._deal()
+
+
+# ---------------------------------------------------------------------- positions
+POSITION_FORMAT = "canasta_env/position"
+POSITION_VERSION = 1
+
+
+class PositionError(ValueError):
+    """A JSON position is malformed or inconsistent; the message says what is wrong."""
+
+
+def _names(cards) -> list[str]:
+    from .cards import CLASS_NAMES
+    return [CLASS_NAMES[c] for c in cards]
+
+
+def _classes(names, what: str) -> list[int]:
+    from .cards import NAME_TO_CLASS
+    if not isinstance(names, list):
+        raise PositionError(f"{what} must be a list of card names, got {type(names).__name__}")
+    out = []
+    for n in names:
+        if n not in NAME_TO_CLASS:
+            raise PositionError(f"{what}: unknown card {n!r}")
+        out.append(NAME_TO_CLASS[n])
+    return out
+
+
+def _counts(names, what: str) -> list[int]:
+    v = [0] * NUM_CLASSES
+    for c in _classes(names, what):
+        v[c] += 1
+    return v
+
+
+def _melds_to_json(nat, jok, two) -> dict:
+    from .cards import CLASS_NAMES
+    return {CLASS_NAMES[r]: {"naturals": nat[r], "jokers": jok[r], "twos": two[r]}
+            for r in range(NUM_CLASSES) if nat[r]}
+
+
+def to_position(game: Game) -> dict:
+    """The whole state of ``game`` as a JSON-serialisable dict (the position format).
+
+    Layout (card lists use the names of :data:`cards.CLASS_NAMES`; lists of the stock
+    and pile have the top card last; per-seat lists are indexed by seat 0..3 and
+    per-partnership lists by partnership 0 (seats 0+2) and 1 (seats 1+3)):
+
+    ``format``, ``version``; ``options`` (every rules option); ``seed``,
+    ``hand_number``, ``dealer``, ``scores`` (cumulative before this hand), ``winner``,
+    ``history`` (score sheets of finished hands); ``phase`` (a :class:`Phase` name),
+    ``current`` (seat whose turn it is); ``hands``, ``known`` (cards each seat is known
+    to hold from pile pickups), ``red_threes`` (count per seat), ``stock``, ``pile``,
+    ``pile_frozen``; ``melds`` (per partnership: rank -> naturals / jokers / twos);
+    ``opened``, ``minimum`` (opening minimum per partnership, points),
+    ``seat_melded``; ``turn`` (drew_stock, turn_points, laid, added_old, new_ranks,
+    pending, asked, must_out, no_discard); ``went_out``, ``concealed``, ``decisions``,
+    ``sheets`` (this hand's score sheets once it is over), ``log`` (event log).
+    """
+    from .cards import CLASS_NAMES
+    return {
+        "format": POSITION_FORMAT,
+        "version": POSITION_VERSION,
+        "options": game.options.to_dict(),
+        "seed": game.seed,
+        "hand_number": game.hand_number,
+        "dealer": game.dealer,
+        "scores": list(game.scores),
+        "winner": game.winner,
+        "history": [dict(h) for h in game.history],
+        "phase": game.phase.name,
+        "current": game.current,
+        "hands": [_names_from_counts(h) for h in game.hands],
+        "known": [_names_from_counts(h) for h in game.known],
+        "red_threes": list(game.red3),
+        "stock": _names(game.stock),
+        "pile": _names(game.pile),
+        "pile_frozen": game.pile_frozen,
+        "melds": [_melds_to_json(game.nat[t], game.jok[t], game.two[t]) for t in (0, 1)],
+        "opened": list(game.opened),
+        "minimum": list(game.minimum),
+        "seat_melded": list(game.seat_melded),
+        "turn": {
+            "drew_stock": game.drew_stock,
+            "turn_points": game.turn_points,
+            "laid": game.laid,
+            "added_old": game.added_old,
+            "new_ranks": [CLASS_NAMES[r] for r in game.new_ranks],
+            "pending": _names(game.pending),
+            "asked": game.asked,
+            "must_out": game.must_out,
+            "no_discard": game.no_discard,
+        },
+        "went_out": game.went_out,
+        "concealed": game.concealed,
+        "decisions": game.decisions,
+        "sheets": None if game.sheets is None else [s.as_dict() for s in game.sheets],
+        "log": [dict(e) for e in game.log],
+    }
+
+
+def _names_from_counts(counts) -> list[str]:
+    from .cards import counts_to_names
+    return counts_to_names(counts)
+
+
+def from_position(pos: dict) -> Game:
+    """Rebuild a :class:`Game` from :func:`to_position` output.
+
+    Raises:
+        PositionError: missing or malformed fields, unknown cards, cards that do not add
+            up to the pack, a red 3 in a hand, an impossible phase or seat.
+    """
+    from .cards import NAME_TO_CLASS
+    from .options import OptionsError, RulesOptions
+    if not isinstance(pos, dict):
+        raise PositionError(f"a position must be a JSON object, got {type(pos).__name__}")
+    if pos.get("format") != POSITION_FORMAT or pos.get("version") != POSITION_VERSION:
+        raise PositionError(f"not a {POSITION_FORMAT} v{POSITION_VERSION} position "
+                            f"(format={pos.get('format')!r}, version={pos.get('version')!r})")
+
+    def get(key, typ):
+        if key not in pos:
+            raise PositionError(f"position is missing {key!r}")
+        v = pos[key]
+        if typ is not None and not isinstance(v, typ) or isinstance(v, bool) and typ is int:
+            raise PositionError(f"position field {key!r} must be {typ}, got {v!r}")
+        return v
+
+    try:
+        opts = RulesOptions.from_dict(get("options", dict))
+    except (OptionsError, TypeError) as e:
+        raise PositionError(f"bad options: {e}") from None
+    g = Game.__new__(Game)
+    g.options = opts
+    g.seed = get("seed", int)
+    g.hand_number = get("hand_number", int)
+    g.dealer = get("dealer", int)
+    scores = get("scores", list)
+    if len(scores) != 2 or not all(isinstance(s, int) for s in scores):
+        raise PositionError(f"scores must be two ints, got {scores!r}")
+    g.scores = list(scores)
+    g.winner = pos.get("winner")
+    g.history = list(get("history", list))
+    try:
+        g.phase = Phase[get("phase", str)]
+    except KeyError:
+        raise PositionError(f"unknown phase {pos['phase']!r}; one of {[p.name for p in Phase]}") \
+            from None
+    g.current = get("current", int)
+    if g.current not in range(4) or g.dealer not in range(4):
+        raise PositionError("current and dealer must be seats 0..3")
+
+    def seats(key):
+        v = get(key, list)
+        if len(v) != 4:
+            raise PositionError(f"{key} must have 4 entries (one per seat)")
+        return v
+
+    g.hands = [_counts(h, f"hands[{i}]") for i, h in enumerate(seats("hands"))]
+    g.known = [_counts(h, f"known[{i}]") for i, h in enumerate(seats("known"))]
+    g.red3 = [int(x) for x in seats("red_threes")]
+    g.stock = _classes(get("stock", list), "stock")
+    g.pile = _classes(get("pile", list), "pile")
+    g.pile_frozen = bool(get("pile_frozen", bool))
+    melds = get("melds", list)
+    if len(melds) != 2:
+        raise PositionError("melds must have 2 entries (one per partnership)")
+    g.nat = [[0] * NUM_CLASSES for _ in range(2)]
+    g.jok = [[0] * NUM_CLASSES for _ in range(2)]
+    g.two = [[0] * NUM_CLASSES for _ in range(2)]
+    for t, m in enumerate(melds):
+        if not isinstance(m, dict):
+            raise PositionError(f"melds[{t}] must be an object rank -> counts")
+        for name, d in m.items():
+            r = NAME_TO_CLASS.get(name)
+            if r is None or (r not in MELD_RANKS and r != BLACK_THREE):
+                raise PositionError(f"melds[{t}]: {name!r} is not a meld rank")
+            try:
+                n, j, w = int(d["naturals"]), int(d["jokers"]), int(d["twos"])
+            except (KeyError, TypeError, ValueError):
+                raise PositionError(f"melds[{t}][{name!r}] needs naturals, jokers, twos") \
+                    from None
+            if n < 2 or j < 0 or w < 0 or j + w > opts.max_wilds_per_meld or n + j + w < 3:
+                raise PositionError(f"melds[{t}][{name!r}] is not a legal meld: "
+                                    f"{n} naturals, {j} jokers, {w} twos")
+            g.nat[t][r], g.jok[t][r], g.two[t][r] = n, j, w
+    g.opened = [bool(x) for x in get("opened", list)]
+    g.minimum = [int(x) for x in get("minimum", list)]
+    g.seat_melded = [bool(x) for x in seats("seat_melded")]
+    turn = get("turn", dict)
+    try:
+        g.drew_stock = bool(turn["drew_stock"])
+        g.turn_points = int(turn["turn_points"])
+        g.laid = bool(turn["laid"])
+        g.added_old = bool(turn["added_old"])
+        g.new_ranks = [NAME_TO_CLASS[n] for n in turn["new_ranks"]]
+        g.pending = _classes(turn["pending"], "turn.pending")
+        g.asked = int(turn["asked"])
+        g.must_out = bool(turn["must_out"])
+        g.no_discard = bool(turn["no_discard"])
+    except (KeyError, TypeError, ValueError) as e:
+        raise PositionError(f"bad turn record: {e!r}") from None
+    g.went_out = pos.get("went_out")
+    g.concealed = bool(pos.get("concealed", False))
+    g.decisions = int(pos.get("decisions", 0))
+    sheets = pos.get("sheets")
+    g.sheets = None if sheets is None else [
+        ScoreSheet(**{k: s[k] for k in ("table", "canasta_bonus", "red_threes", "going_out",
+                                        "hand_penalty", "previous")}) for s in sheets]
+    g.log = list(pos.get("log", []))
+    g._legal = None
+    # consistency: the cards add up to the pack
+    total = [0] * NUM_CLASSES
+    for h in g.hands:
+        for c in range(NUM_CLASSES):
+            total[c] += h[c]
+    for c in g.stock + g.pile + g.pending:
+        total[c] += 1
+    total[RED_THREE] += sum(g.red3)
+    for t in (0, 1):
+        for r in range(NUM_CLASSES):
+            total[r] += g.nat[t][r]
+            total[JOKER] += g.jok[t][r]
+            total[TWO] += g.two[t][r]
+    pack = deck_counts(opts.decks, opts.jokers)
+    if total != pack:
+        from .cards import CLASS_NAMES
+        diff = {CLASS_NAMES[c]: total[c] - pack[c] for c in range(NUM_CLASSES)
+                if total[c] != pack[c]}
+        raise PositionError(f"cards do not add up to the pack (extra +, missing -): {diff}")
+    if any(h[RED_THREE] for h in g.hands):
+        raise PositionError("a red 3 may never be held in a hand")
+    for s in range(4):
+        if any(k > h for k, h in zip(g.known[s], g.hands[s])):
+            raise PositionError(f"known[{s}] lists cards seat {s} does not hold")
+    if g.phase == Phase.PICKUP and not g.laid:
+        raise PositionError("phase PICKUP needs the pile-take meld laid this turn")
+    if g.phase < Phase.HAND_OVER and g.asked not in (NOT_ASKED, ASKED_YES, ASKED_NO):
+        raise PositionError(f"turn.asked must be 0, 1 or 2, got {g.asked}")
+    if g.phase < Phase.HAND_OVER and not g.legal_actions():
+        raise PositionError("the position leaves the player on turn with no legal action")
+    return g
+
+
+def game_to_json(game: Game, indent: int | None = None) -> str:
+    """:func:`to_position` as a JSON string."""
+    import json
+    return json.dumps(to_position(game), indent=indent)
+
+
+def game_from_json(text: str) -> Game:
+    """Inverse of :func:`game_to_json`.
+
+    Raises:
+        PositionError: not JSON, or a bad position.
+    """
+    import json
+    try:
+        pos = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise PositionError(f"position is not valid JSON: {e}") from None
+    return from_position(pos)
+
