@@ -1,0 +1,286 @@
+"""PettingZoo AEC environment for partnership Canasta.
+
+=====================  ==========================================================
+Import                 ``from canasta_env import env, raw_env``
+Actions                Discrete(``NUM_ACTIONS``) (91 for Classic), see
+                       :mod:`canasta_env.engine.actions`
+Agents                 ``player_0`` .. ``player_3``; partners 0+2 and 1+3
+Parallel API           no (turn-based)
+Observation            Dict(observation: Box(0, inf, (OBS_SIZE,), float32),
+                       action_mask: Box(0, 1, (NUM_ACTIONS,), int8)), layout in
+                       :mod:`canasta_env.observation`
+Action mask            exactly the legal actions of the agent on turn; all
+                       zeros for agents not on turn
+Rewards                at the end of each hand both partners of a partnership
+                       get the same reward and the partnerships' rewards sum to
+                       zero. ``reward="score_diff"`` (default): (our hand score -
+                       their hand score) * ``reward_scale`` (1/1000 by default:
+                       points / 1000). ``reward="win_loss"``: +1 / -1 / 0 for the
+                       game (``episode="game"``) or for the hand's score
+                       difference (``episode="hand"``)
+Episode                ``episode="hand"`` (default): one hand; ``"game"``: hands
+                       until a partnership reaches the target score (5,000)
+Truncation             ``max_decisions`` decisions (default 2,000) truncate the
+                       episode for all agents
+=====================  ==========================================================
+
+Turn structure: one decision per step. The agent on turn is the player whose turn
+it is, except after "ask partner: may I go out?", when the partner answers.
+
+Infos: ``infos[agent]["phase"]`` is the engine :class:`Phase` name; at the end of a
+hand every agent's info holds ``"score_sheets"`` (both partnerships' score sheets,
+partnership 0 = seats 0+2 first) and ``"hand_scores"``.
+
+An illegal action raises :class:`~canasta_env.engine.IllegalActionError` in
+``raw_env``; ``env()`` wraps with PettingZoo's ``TerminateIllegalWrapper`` (the
+offender gets ``illegal_reward``, the episode ends).
+
+Version history: v0 — first release.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from .engine import actions as A
+from .engine.game import SHEET_ROWS, Game, Phase, from_position, to_position
+from .engine.options import OptionsError, RulesOptions, preset
+from .observation import OBS_SIZE, encode
+from .render import render_text
+
+AGENTS = tuple(f"player_{i}" for i in range(4))
+SCORE_BANDS = ((-1000, -5), (0, 1495), (1500, 2995), (3000, 4995))
+"""Cumulative-score bands (points, inclusive) that select the four Classic opening
+minimums 15 / 50 / 90 / 120; ``starting_scores="sample"`` draws a band uniformly, then a
+multiple of 5 in it, per partnership."""
+
+
+def env(**kwargs: Any) -> AECEnv:
+    """The Canasta AEC environment wrapped like PettingZoo's classic environments
+    (``TerminateIllegalWrapper``, ``AssertOutOfBoundsWrapper``, ``OrderEnforcingWrapper``).
+
+    Keyword arguments are those of :class:`raw_env`, plus ``illegal_reward`` (-1.0).
+    """
+    illegal_reward = kwargs.pop("illegal_reward", -1.0)
+    e: AECEnv = raw_env(**kwargs)
+    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=illegal_reward)
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    e = wrappers.OrderEnforcingWrapper(e)
+    return e
+
+
+class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
+    """Unwrapped Canasta AEC environment.
+
+    Args:
+        variant: ``"classic"`` (default).
+        episode: ``"hand"`` or ``"game"``.
+        reward: ``"score_diff"`` or ``"win_loss"``.
+        reward_scale: multiplier of the score difference (default 0.001 / point).
+        starting_scores: ``(us, them)`` cumulative scores of partnerships 0 and 1 at
+            reset, or ``"sample"`` (see :data:`SCORE_BANDS`); default (0, 0).
+        max_decisions: decisions after which the episode is truncated (default 2,000).
+        render_mode: ``None``, ``"ansi"`` or ``"human"``.
+        **rules: any field of :class:`~canasta_env.engine.RulesOptions`, e.g.
+            ``black_three_freezes=True``.
+
+    Raises:
+        OptionsError: unknown or bad option.
+    """
+
+    metadata = {"name": "canasta_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False}
+
+    def __init__(self, variant: str = "classic", episode: str = "hand",
+                 reward: str = "score_diff", reward_scale: float = 0.001,
+                 starting_scores: tuple[int, int] | str = (0, 0), max_decisions: int = 2000,
+                 render_mode: str | None = None, **rules: Any) -> None:
+        super().__init__()
+        self.rules: RulesOptions = preset(variant, **rules)
+        if episode not in ("hand", "game"):
+            raise OptionsError(f"episode must be 'hand' or 'game', got {episode!r}")
+        if reward not in ("score_diff", "win_loss"):
+            raise OptionsError(f"reward must be 'score_diff' or 'win_loss', got {reward!r}")
+        if not isinstance(reward_scale, (int, float)) or reward_scale <= 0:
+            raise OptionsError(f"reward_scale must be a positive number, got {reward_scale!r}")
+        if starting_scores != "sample":
+            ok = (isinstance(starting_scores, (tuple, list)) and len(starting_scores) == 2
+                  and all(isinstance(s, int) and not isinstance(s, bool) for s in starting_scores))
+            if not ok:
+                raise OptionsError("starting_scores must be 'sample' or two ints, got "
+                                   f"{starting_scores!r}")
+            starting_scores = (int(starting_scores[0]), int(starting_scores[1]))
+        if not isinstance(max_decisions, int) or max_decisions < 1:
+            raise OptionsError(f"max_decisions must be a positive int, got {max_decisions!r}")
+        if render_mode not in (None, "ansi", "human"):
+            raise OptionsError(f"render_mode must be None, 'ansi' or 'human', got {render_mode!r}")
+        self.variant = variant
+        self.episode = episode
+        self.reward_mode = reward
+        self.reward_scale = float(reward_scale)
+        self.starting_scores = starting_scores
+        self.max_decisions = max_decisions
+        self.render_mode = render_mode
+        self.possible_agents = list(AGENTS)
+        self.agents = list(AGENTS)
+        self.num_actions = A.NUM_ACTIONS
+        self.obs_size = OBS_SIZE
+        obs_space = spaces.Dict({
+            "observation": spaces.Box(low=0.0, high=np.inf, shape=(OBS_SIZE,), dtype=np.float32),
+            "action_mask": spaces.Box(low=0, high=1, shape=(A.NUM_ACTIONS,), dtype=np.int8),
+        })
+        self.observation_spaces = {a: obs_space for a in AGENTS}
+        self.action_spaces = {a: spaces.Discrete(A.NUM_ACTIONS) for a in AGENTS}
+        self._np_random_seed: int | None = None
+        self._rng = random.Random()
+        self.game: Game | None = None
+        self._zero_mask = np.zeros(A.NUM_ACTIONS, dtype=np.int8)
+
+    # ------------------------------------------------------------------ spaces
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    # ------------------------------------------------------------------ reset
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Start a new episode. ``seed`` fixes the deal (and every later shuffle and
+        sampled starting score); ``options={"position": dict}`` starts from a saved
+        JSON position instead."""
+        if seed is not None:
+            self._rng.seed(seed)
+        game_seed = self._rng.getrandbits(63)
+        if options and "position" in options:
+            game = from_position(options["position"])
+        else:
+            scores = self._sample_scores() if self.starting_scores == "sample" \
+                else self.starting_scores
+            game = Game(self.rules, seed=game_seed, scores=scores)
+        self.game = game
+        self.agents = list(AGENTS)
+        self.rewards = dict.fromkeys(AGENTS, 0.0)
+        self._cumulative_rewards = dict.fromkeys(AGENTS, 0.0)
+        self.terminations = dict.fromkeys(AGENTS, False)
+        self.truncations = dict.fromkeys(AGENTS, False)
+        self.infos = {a: {} for a in AGENTS}
+        self.num_decisions = 0
+        self._refresh()
+
+    def _sample_scores(self) -> tuple[int, int]:
+        out = []
+        for _ in range(2):
+            lo, hi = self._rng.choice(SCORE_BANDS)
+            out.append(5 * self._rng.randint(lo // 5, hi // 5))
+        return out[0], out[1]
+
+    def _refresh(self) -> None:
+        """Recompute what depends on the position: agent on turn, mask, infos."""
+        g = self.game
+        seat = g.to_move
+        self._obs_cache: dict[str, dict] = {}
+        if seat is not None:
+            self.agent_selection = AGENTS[seat]
+            mask = np.zeros(A.NUM_ACTIONS, dtype=np.int8)
+            mask[g.legal_actions()] = 1
+            self._mask = mask
+        else:
+            self._mask = self._zero_mask
+        phase = g.phase.name
+        for a in AGENTS:
+            self.infos[a]["phase"] = phase
+
+    # ------------------------------------------------------------------ observe
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """``{"observation": float32 (OBS_SIZE,), "action_mask": int8 (NUM_ACTIONS,)}``
+        for ``agent``; computed once per step and agent."""
+        cached = self._obs_cache.get(agent)
+        if cached is not None:
+            return cached
+        seat = AGENTS.index(agent)
+        on_turn = self.game.to_move == seat and not (
+            self.terminations[agent] or self.truncations[agent])
+        obs = {
+            "observation": encode(self.game, seat),
+            "action_mask": self._mask.copy() if on_turn else self._zero_mask.copy(),
+        }
+        self._obs_cache[agent] = obs
+        return obs
+
+    def action_mask(self) -> np.ndarray:
+        """Mask (int8, ``(NUM_ACTIONS,)``) of the agent on turn."""
+        return self._mask
+
+    # ------------------------------------------------------------------ step
+    def step(self, action: int | None) -> None:
+        """Apply ``action`` for :attr:`agent_selection`.
+
+        Raises:
+            IllegalActionError: ``action`` is not legal for the agent on turn.
+        """
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        g = self.game
+        self._cumulative_rewards[agent] = 0.0
+        g.apply(int(action) if isinstance(action, (np.integer,)) else action)
+        self.num_decisions += 1
+        self.rewards = dict.fromkeys(AGENTS, 0.0)
+        if g.hand_over:
+            self._hand_over()
+        elif self.num_decisions >= self.max_decisions:
+            self.truncations = dict.fromkeys(AGENTS, True)
+        self._refresh()
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def _hand_over(self) -> None:
+        g = self.game
+        sheets = g.sheets
+        diff = sheets[0].hand_score - sheets[1].hand_score
+        game_end = g.game_over or self.episode == "hand"
+        if self.reward_mode == "score_diff":
+            r0 = diff * self.reward_scale
+        elif self.episode == "game":
+            r0 = 0.0 if not g.game_over else float((g.winner == 0) - (g.winner == 1))
+        else:
+            r0 = float(np.sign(diff))
+        for i, a in enumerate(AGENTS):
+            self.rewards[a] = r0 if i % 2 == 0 else -r0
+            self.infos[a]["score_sheets"] = [s.as_dict() for s in sheets]
+            self.infos[a]["hand_scores"] = [sheets[0].hand_score, sheets[1].hand_score]
+        if game_end:
+            self.terminations = dict.fromkeys(AGENTS, True)
+        else:
+            g.next_hand()
+
+    # ------------------------------------------------------------------ misc
+    def position(self) -> dict:
+        """The current JSON position (see :func:`canasta_env.engine.to_position`)."""
+        return to_position(self.game)
+
+    def render(self) -> str | None:
+        """``"ansi"``: return the table as text; ``"human"``: print it."""
+        if self.render_mode is None:
+            import gymnasium
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi'")
+            return None
+        seat = AGENTS.index(self.agent_selection)
+        text = render_text(self.game, seat)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+
+__all__ = ["env", "raw_env", "AGENTS", "SCORE_BANDS", "SHEET_ROWS", "Phase"]

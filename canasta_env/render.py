@@ -1,0 +1,73 @@
+"""Text rendering of a position from one seat's point of view (reads state only)."""
+
+from __future__ import annotations
+
+from .engine.cards import CLASS_NAMES, NUM_CLASSES, counts_to_names
+from .engine.game import Game, Phase
+
+_SEAT_NAMES = ("me", "left", "partner", "right")
+
+
+def _melds(game: Game, team: int) -> str:
+    parts = []
+    size = game.options.canasta_size
+    for r in range(NUM_CLASSES):
+        n = game.nat[team][r]
+        if not n:
+            continue
+        j, t = game.jok[team][r], game.two[team][r]
+        tag = ""
+        if n + j + t >= size:
+            tag = "*natural canasta*" if j + t == 0 else "*mixed canasta*"
+        wild = "".join(["+Jk"] * j + ["+2"] * t)
+        parts.append(f"{CLASS_NAMES[r]}x{n}{wild}{tag}")
+    return "  ".join(parts) or "(none)"
+
+
+def render_text(game: Game, seat: int) -> str:
+    """A readable table for ``seat``: own hand, both partnerships' melds, red 3s, the
+    pile (top, size, frozen / stop), hand sizes, scores, opening minimums and the
+    phase. Never shows another seat's hidden cards."""
+    us, them = seat & 1, (seat + 1) & 1
+    lines = [f"Canasta hand {game.hand_number + 1}  phase {game.phase.name}  "
+             f"seat {seat} (partnership {'AB'[us]})"]
+    lines.append(f"Scores: us {game.scores[us]}  them {game.scores[them]}   "
+                 f"opening minimum: us {game.minimum[us]}{' (opened)' if game.opened[us] else ''}"
+                 f"  them {game.minimum[them]}{' (opened)' if game.opened[them] else ''}")
+    lines.append("Our melds:   " + _melds(game, us))
+    lines.append("Their melds: " + _melds(game, them))
+    sizes = []
+    for k in range(4):
+        s = (seat + k) % 4
+        known = counts_to_names(game.known[s]) if k else []
+        extra = f" known {' '.join(known)}" if known else ""
+        sizes.append(f"{_SEAT_NAMES[k]}: {sum(game.hands[s])} cards, "
+                     f"{game.red3[s]} red 3s{extra}")
+    lines.append("Players: " + " | ".join(sizes))
+    if game.pile:
+        top = CLASS_NAMES[game.pile[-1]]
+        flags = []
+        if game.pile_frozen:
+            flags.append("frozen")
+        elif game.pile_frozen_for(us):
+            flags.append("frozen for us")
+        if game.pile[-1] == 2:
+            flags.append("stop card")
+        lines.append(f"Discard pile: {len(game.pile)} cards, top {top}"
+                     + (f" ({', '.join(flags)})" if flags else ""))
+    else:
+        lines.append("Discard pile: empty")
+    lines.append(f"Stock: {len(game.stock)} cards")
+    if game.phase == Phase.PICKUP:
+        lines.append(f"Pile set aside for the opening: {len(game.pending)} cards; "
+                     f"opening points so far {game.turn_points}")
+    lines.append("My hand: " + " ".join(counts_to_names(game.hands[seat])))
+    if game.to_move is not None:
+        lines.append(f"On turn: {_SEAT_NAMES[(game.to_move - seat) % 4]}")
+    if game.sheets is not None:
+        for t, name in ((us, "us"), (them, "them")):
+            s = game.sheets[t]
+            lines.append(f"Score sheet {name}: table {s.table}, canastas {s.canasta_bonus}, "
+                         f"red 3s {s.red_threes}, going out {s.going_out}, "
+                         f"hands {s.hand_penalty} = {s.hand_score}; total {s.total}")
+    return "\n".join(lines)

@@ -1,0 +1,164 @@
+"""Shared helpers for the engine tests: build positions from compact descriptions,
+count cards, play random legal actions."""
+
+from __future__ import annotations
+
+import random
+
+from canasta_env.engine import actions as A
+from canasta_env.engine import game as G
+from canasta_env.engine.cards import CLASS_NAMES, NAME_TO_CLASS, NUM_CLASSES, deck_counts
+
+PACK = deck_counts(2, 4)
+
+
+def cards(text: str) -> list[str]:
+    """'K K Q Joker 2 b3 r3' -> list of card names ('b3' / 'r3' abbreviate the threes)."""
+    out = []
+    for tok in text.split():
+        if tok == "b3":
+            out.append("black 3")
+        elif tok == "r3":
+            out.append("red 3")
+        elif tok in NAME_TO_CLASS:
+            out.append(tok)
+        else:
+            raise ValueError(f"unknown card token {tok!r}")
+    return out
+
+
+def cls(name: str) -> int:
+    """Card class id of a name or token."""
+    return NAME_TO_CLASS[cards(name)[0]]
+
+
+def meld(naturals: int, jokers: int = 0, twos: int = 0) -> dict:
+    return {"naturals": naturals, "jokers": jokers, "twos": twos}
+
+
+def build(hands=("", "", "", ""), melds=({}, {}), pile: str = "", stock_top: str = "",
+          *, current: int = 0, phase: str = "DRAW", dealer: int | None = None,
+          scores=(0, 0), opened=None, minimum=None, red_threes=(0, 0, 0, 0),
+          pile_frozen: bool = False, turn: dict | None = None, stock_size: int | None = None,
+          seat_melded=None, options: dict | None = None, pending: str = "") -> G.Game:
+    """A :class:`Game` from a compact description.
+
+    ``hands``: four strings of card tokens; ``melds``: per partnership rank name ->
+    :func:`meld`; ``pile``: bottom to top; ``stock_top``: the next cards drawn, in the
+    order they will be drawn. The stock is filled with every remaining card of the pack
+    (below ``stock_top``) unless ``stock_size`` says how many of them to keep; the
+    cards not kept are placed... nowhere: instead the pack must add up, so with
+    ``stock_size`` the surplus goes to seat ``None`` -- not allowed. Use ``stock_size``
+    only together with hands/melds that absorb the surplus (see :func:`dump_surplus`).
+    """
+    pos = G.to_position(G.Game(seed=12345, dealer=0))
+    if options:
+        pos["options"].update(options)
+    pos["hands"] = [cards(h) for h in hands]
+    pos["known"] = [[], [], [], []]
+    pos["melds"] = [dict(m) for m in melds]
+    pos["pile"] = cards(pile)
+    pos["red_threes"] = list(red_threes)
+    pos["pile_frozen"] = pile_frozen
+    pos["current"] = current
+    pos["dealer"] = (current + 3) % 4 if dealer is None else dealer
+    pos["phase"] = phase
+    pos["scores"] = list(scores)
+    opts = G.RulesOptions.from_dict(pos["options"])
+    pos["minimum"] = list(minimum) if minimum is not None else [
+        opts.opening_minimum(scores[0]), opts.opening_minimum(scores[1])]
+    pos["opened"] = list(opened) if opened is not None else [bool(melds[0]), bool(melds[1])]
+    pos["seat_melded"] = list(seat_melded) if seat_melded is not None else [
+        bool(melds[s % 2]) for s in range(4)]
+    t = {"drew_stock": False, "turn_points": 0, "laid": False, "added_old": False,
+         "new_ranks": [], "pending": cards(pending), "asked": 0, "must_out": False,
+         "no_discard": False}
+    if turn:
+        t.update(turn)
+    pos["turn"] = t
+    pos["log"] = []
+    # fill the stock with what is left of the pack
+    used = [0] * NUM_CLASSES
+    for h in pos["hands"]:
+        for n in h:
+            used[NAME_TO_CLASS[n]] += 1
+    for n in pos["pile"] + cards(stock_top) + t["pending"]:
+        used[NAME_TO_CLASS[n]] += 1
+    used[NAME_TO_CLASS["red 3"]] += sum(red_threes)
+    for m in pos["melds"]:
+        for name, d in m.items():
+            used[NAME_TO_CLASS[name]] += d["naturals"]
+            used[NAME_TO_CLASS["Joker"]] += d["jokers"]
+            used[NAME_TO_CLASS["2"]] += d["twos"]
+    rest = []
+    for c in range(NUM_CLASSES):
+        left = PACK[c] - used[c]
+        if left < 0:
+            raise ValueError(f"description uses {-left} too many {CLASS_NAMES[c]!r}")
+        rest.extend([CLASS_NAMES[c]] * left)
+    if stock_size is not None:
+        raise NotImplementedError
+    pos["stock"] = rest + list(reversed(cards(stock_top)))
+    return G.from_position(pos)
+
+
+def build_small_stock(stock: str, hands=("", "", "", ""), melds=({}, {}), pile: str = "",
+                      **kw) -> G.Game:
+    """Like :func:`build`, but the stock holds exactly ``stock`` (drawn left to right);
+    every other unused card of the pack goes into partnership 1's meld table as
+    unplayable ballast would be wrong, so the surplus is parked in the discard pile
+    *below* the given pile cards. Keeps the pack at 108 cards."""
+    probe = build(hands, melds, pile, stock, **kw)
+    pos = G.to_position(probe)
+    n = len(cards(stock))
+    surplus = pos["stock"][: len(pos["stock"]) - n]
+    pos["stock"] = pos["stock"][len(pos["stock"]) - n:]
+    pos["pile"] = surplus + pos["pile"]
+    return G.from_position(pos)
+
+
+def total_cards(g: G.Game) -> list[int]:
+    """Count vector of every card in the game (hands, stock, pile, pending pile, red 3s,
+    melds)."""
+    tot = [0] * NUM_CLASSES
+    for h in g.hands:
+        for c in range(NUM_CLASSES):
+            tot[c] += h[c]
+    for c in g.stock + g.pile + g.pending:
+        tot[c] += 1
+    tot[NAME_TO_CLASS["red 3"]] += sum(g.red3)
+    for t in (0, 1):
+        for r in range(NUM_CLASSES):
+            tot[r] += g.nat[t][r]
+            tot[NAME_TO_CLASS["Joker"]] += g.jok[t][r]
+            tot[NAME_TO_CLASS["2"]] += g.two[t][r]
+    return tot
+
+
+def hand_names(g: G.Game, seat: int) -> list[str]:
+    return G.to_position(g)["hands"][seat]
+
+
+def play(g: G.Game, *descriptions: str) -> None:
+    """Apply actions given by their descriptions, asserting each is legal first."""
+    for d in descriptions:
+        a = A.parse(d)
+        assert a in g.legal_actions(), (d, [A.describe(x) for x in g.legal_actions()])
+        g.apply(a)
+
+
+def legal_names(g: G.Game) -> list[str]:
+    return [A.describe(a) for a in g.legal_actions()]
+
+
+def random_hand(g: G.Game, rng: random.Random, check=None) -> int:
+    """Play random legal actions until the hand ends; ``check(g)`` after every step.
+    Returns the number of decisions."""
+    n = 0
+    while not g.hand_over:
+        legal = g.legal_actions()
+        g.apply(rng.choice(legal))
+        n += 1
+        if check is not None:
+            check(g)
+    return n
