@@ -39,17 +39,16 @@ def meld(naturals: int, jokers: int = 0, twos: int = 0) -> dict:
 def build(hands=("", "", "", ""), melds=({}, {}), pile: str = "", stock_top: str = "",
           *, current: int = 0, phase: str = "DRAW", dealer: int | None = None,
           scores=(0, 0), opened=None, minimum=None, red_threes=(0, 0, 0, 0),
-          pile_frozen: bool = False, turn: dict | None = None, stock_size: int | None = None,
+          pile_frozen: bool = False, turn: dict | None = None, exact_stock: bool = False,
           seat_melded=None, options: dict | None = None, pending: str = "") -> G.Game:
-    """A :class:`Game` from a compact description.
+    """A :class:`Game` from a compact description (validated by ``from_position``).
 
-    ``hands``: four strings of card tokens; ``melds``: per partnership rank name ->
-    :func:`meld`; ``pile``: bottom to top; ``stock_top``: the next cards drawn, in the
-    order they will be drawn. The stock is filled with every remaining card of the pack
-    (below ``stock_top``) unless ``stock_size`` says how many of them to keep; the
-    cards not kept are placed... nowhere: instead the pack must add up, so with
-    ``stock_size`` the surplus goes to seat ``None`` -- not allowed. Use ``stock_size``
-    only together with hands/melds that absorb the surplus (see :func:`dump_surplus`).
+    ``hands``: four strings of card tokens (see :func:`cards`); ``melds``: per
+    partnership, rank name -> :func:`meld`; ``pile``: bottom to top; ``stock_top``: the
+    next stock cards in the order they will be drawn. The rest of the 108-card pack
+    goes into the stock below ``stock_top``; with ``exact_stock`` the stock is exactly
+    ``stock_top`` and the rest goes to the bottom of the discard pile instead (it must
+    then hold no wild card and no red 3, so the pile's frozen state stays honest).
     """
     pos = G.to_position(G.Game(seed=12345, dealer=0))
     if options:
@@ -57,7 +56,6 @@ def build(hands=("", "", "", ""), melds=({}, {}), pile: str = "", stock_top: str
     pos["hands"] = [cards(h) for h in hands]
     pos["known"] = [[], [], [], []]
     pos["melds"] = [dict(m) for m in melds]
-    pos["pile"] = cards(pile)
     pos["red_threes"] = list(red_threes)
     pos["pile_frozen"] = pile_frozen
     pos["current"] = current
@@ -77,12 +75,8 @@ def build(hands=("", "", "", ""), melds=({}, {}), pile: str = "", stock_top: str
         t.update(turn)
     pos["turn"] = t
     pos["log"] = []
-    # fill the stock with what is left of the pack
     used = [0] * NUM_CLASSES
-    for h in pos["hands"]:
-        for n in h:
-            used[NAME_TO_CLASS[n]] += 1
-    for n in pos["pile"] + cards(stock_top) + t["pending"]:
+    for n in sum(pos["hands"], []) + cards(pile) + cards(stock_top) + t["pending"]:
         used[NAME_TO_CLASS[n]] += 1
     used[NAME_TO_CLASS["red 3"]] += sum(red_threes)
     for m in pos["melds"]:
@@ -96,24 +90,16 @@ def build(hands=("", "", "", ""), melds=({}, {}), pile: str = "", stock_top: str
         if left < 0:
             raise ValueError(f"description uses {-left} too many {CLASS_NAMES[c]!r}")
         rest.extend([CLASS_NAMES[c]] * left)
-    if stock_size is not None:
-        raise NotImplementedError
-    pos["stock"] = rest + list(reversed(cards(stock_top)))
-    return G.from_position(pos)
-
-
-def build_small_stock(stock: str, hands=("", "", "", ""), melds=({}, {}), pile: str = "",
-                      **kw) -> G.Game:
-    """Like :func:`build`, but the stock holds exactly ``stock`` (drawn left to right);
-    every other unused card of the pack goes into partnership 1's meld table as
-    unplayable ballast would be wrong, so the surplus is parked in the discard pile
-    *below* the given pile cards. Keeps the pack at 108 cards."""
-    probe = build(hands, melds, pile, stock, **kw)
-    pos = G.to_position(probe)
-    n = len(cards(stock))
-    surplus = pos["stock"][: len(pos["stock"]) - n]
-    pos["stock"] = pos["stock"][len(pos["stock"]) - n:]
-    pos["pile"] = surplus + pos["pile"]
+    top = list(reversed(cards(stock_top)))
+    if exact_stock:
+        bad = {n for n in rest if n in ("Joker", "2", "red 3")}
+        if bad:
+            raise ValueError(f"surplus {sorted(bad)} cannot be parked under the pile")
+        pos["stock"] = top
+        pos["pile"] = rest + cards(pile)
+    else:
+        pos["stock"] = rest + top
+        pos["pile"] = cards(pile)
     return G.from_position(pos)
 
 

@@ -1,0 +1,1 @@
+"""Training, evaluation and opponents for canasta_env (needs the ``training`` extra)."""
