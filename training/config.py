@@ -1,0 +1,124 @@
+"""Training configuration: a validated pydantic model, filled from YAML.
+
+Every field has a docstring-like description; unknown keys are errors, so a typo in a
+config file fails loudly at start-up instead of silently using a default.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+
+class ConfigError(ValueError):
+    """A config file is missing, not YAML, or has bad values; the message says which."""
+
+
+class PPOConfig(BaseModel):
+    """MaskablePPO hyperparameters (sb3-contrib names)."""
+
+    model_config = ConfigDict(extra="forbid")
+    learning_rate: float = Field(3e-4, gt=0, description="Adam learning rate")
+    n_steps: int = Field(1024, ge=8, description="rollout steps per environment")
+    batch_size: int = Field(256, ge=8, description="minibatch size")
+    n_epochs: int = Field(5, ge=1, description="optimisation epochs per rollout")
+    gamma: float = Field(0.995, gt=0, le=1, description="discount")
+    gae_lambda: float = Field(0.95, gt=0, le=1)
+    clip_range: float = Field(0.2, gt=0)
+    ent_coef: float = Field(0.01, ge=0)
+    vf_coef: float = Field(0.5, ge=0)
+    max_grad_norm: float = Field(0.5, gt=0)
+    net_arch: list[int] = Field([256, 256], description="hidden layer sizes (policy and value)")
+
+
+class OpponentConfig(BaseModel):
+    """Opponent pool: sampling weights per kind at each episode start."""
+
+    model_config = ConfigDict(extra="forbid")
+    random: float = Field(0.2, ge=0, description="weight of the uniform random policy")
+    heuristic: float = Field(0.5, ge=0, description="weight of the rule-based heuristic")
+    snapshots: float = Field(0.3, ge=0, description="weight of frozen snapshots of the learner")
+    snapshot_every: int = Field(50_000, ge=1, description="timesteps between snapshots")
+    max_snapshots: int = Field(5, ge=1, description="most recent snapshots kept in the pool")
+
+    @model_validator(mode="after")
+    def _some_weight(self) -> "OpponentConfig":
+        if self.random + self.heuristic + self.snapshots <= 0:
+            raise ValueError("opponent weights must not all be zero")
+        return self
+
+
+class EvalConfig(BaseModel):
+    """Periodic and final evaluation on duplicate deals."""
+
+    model_config = ConfigDict(extra="forbid")
+    every: int = Field(50_000, ge=1, description="timesteps between evaluations")
+    hands: int = Field(100, ge=2, description="duplicate hands per opponent per evaluation")
+    final_hands: int = Field(500, ge=2, description="hands per opponent in the final evaluation")
+    seed: int = Field(12345, description="seed of the evaluation deals")
+
+
+class TrainConfig(BaseModel):
+    """One training run (Classic Canasta unless ``variant`` says otherwise)."""
+
+    model_config = ConfigDict(extra="forbid")
+    run_name: str = Field("classic_default", pattern=r"^[A-Za-z0-9_.-]+$",
+                          description="checkpoints/<run_name>/ and runs/<run_name>/")
+    variant: Literal["classic"] = "classic"
+    seed: int = 0
+    total_timesteps: int = Field(500_000, ge=1, description="learner decisions to train for")
+    n_envs: int = Field(2, ge=1, le=64)
+    vec_env: Literal["dummy", "subproc"] = "dummy"
+    starting_scores: Literal["sample", "zero"] = "sample"
+    reward_scale: float = Field(0.001, gt=0, description="reward per point of score difference")
+    max_decisions: int = Field(2000, ge=10)
+    torch_threads: int = Field(1, ge=1, description="torch.set_num_threads")
+    checkpoint_dir: str = "checkpoints"
+    tensorboard_dir: str = "runs"
+    checkpoint_every: int = Field(100_000, ge=1)
+    ppo: PPOConfig = PPOConfig()
+    opponents: OpponentConfig = OpponentConfig()
+    eval: EvalConfig = EvalConfig()
+    progress_bar: bool = True
+
+    @model_validator(mode="after")
+    def _batch_fits(self) -> "TrainConfig":
+        if self.ppo.batch_size > self.ppo.n_steps * self.n_envs:
+            raise ValueError(f"ppo.batch_size {self.ppo.batch_size} exceeds the rollout size "
+                             f"n_steps*n_envs = {self.ppo.n_steps * self.n_envs}")
+        return self
+
+    @property
+    def run_dir(self) -> Path:
+        return Path(self.checkpoint_dir) / self.run_name
+
+
+def load_config(path: str | Path, **overrides) -> TrainConfig:
+    """Read and validate a YAML config.
+
+    Raises:
+        ConfigError: file missing, not YAML, or values invalid (message lists each).
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError(f"config file {path} does not exist")
+    try:
+        data = yaml.safe_load(path.read_text()) or {}
+    except yaml.YAMLError as e:
+        raise ConfigError(f"{path} is not valid YAML: {e}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path} must hold a mapping of options, got {type(data).__name__}")
+    data.update({k: v for k, v in overrides.items() if v is not None})
+    try:
+        return TrainConfig(**data)
+    except ValidationError as e:
+        lines = [f"  {'.'.join(map(str, err['loc']))}: {err['msg']}" for err in e.errors()]
+        raise ConfigError(f"invalid config {path}:\n" + "\n".join(lines)) from None
+
+
+def dump_config(cfg: TrainConfig, path: str | Path) -> None:
+    """Write the resolved config as YAML."""
+    Path(path).write_text(yaml.safe_dump(cfg.model_dump(), sort_keys=False))

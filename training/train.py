@@ -1,0 +1,263 @@
+"""Train a Canasta partnership with sb3-contrib MaskablePPO.
+
+    python -m training.train --config configs/classic.yaml [--resume CHECKPOINT]
+
+Reads top to bottom: load the config, build the vectorised partnership envs (opponents
+from a pool of random, heuristic and frozen snapshots of the learner), build or resume
+the model, train with callbacks (snapshots, checkpoints, evaluation on duplicate deals
+logged to TensorBoard), save the final model.
+
+Outputs (never overwriting an earlier run's files): ``checkpoints/<run>/config.yaml``
+(the resolved config), ``model_<steps>.zip`` every ``checkpoint_every`` steps,
+``final.zip``; ``checkpoints/<run>/snapshots/``; TensorBoard logs in ``runs/<run>/``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from .config import ConfigError, TrainConfig, dump_config, load_config
+
+
+def make_pool(cfg: TrainConfig):
+    """Opponent pool entries ``[(weight, factory)]`` for random and heuristic play."""
+    from canasta_env.policies import HeuristicPolicy, RandomPolicy
+
+    pool = []
+    if cfg.opponents.random > 0:
+        pool.append((cfg.opponents.random, lambda rng: RandomPolicy(seed=int(rng.integers(2**31)))))
+    if cfg.opponents.heuristic > 0:
+        pool.append((cfg.opponents.heuristic, lambda rng: HeuristicPolicy()))
+    return pool
+
+
+def env_kwargs(cfg: TrainConfig) -> dict:
+    return {
+        "variant": cfg.variant,
+        "starting_scores": "sample" if cfg.starting_scores == "sample" else (0, 0),
+        "reward_scale": cfg.reward_scale,
+        "max_decisions": cfg.max_decisions,
+    }
+
+
+def _make_env(cfg: TrainConfig, rank: int):
+    def thunk():
+        from sb3_contrib.common.wrappers import ActionMasker  # noqa: F401  (import check)
+
+        from .adapter import PartnershipEnv
+
+        e = PartnershipEnv(make_pool(cfg), **env_kwargs(cfg))
+        e.reset(seed=cfg.seed * 1000 + rank)
+        return e
+
+    return thunk
+
+
+def make_vec_env(cfg: TrainConfig):
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
+
+    fns = [_make_env(cfg, i) for i in range(cfg.n_envs)]
+    vec = SubprocVecEnv(fns) if cfg.vec_env == "subproc" else DummyVecEnv(fns)
+    return VecMonitor(vec)
+
+
+def build_callbacks(cfg: TrainConfig, run_dir: Path):
+    from stable_baselines3.common.callbacks import BaseCallback, CallbackList
+
+    from .evaluate import evaluate_policies
+    from .policy_loader import load_policy
+
+    class Hparams(BaseCallback):
+        """Writes the resolved config to TensorBoard as a text table, once."""
+
+        def _on_training_start(self) -> None:
+            from stable_baselines3.common.logger import TensorBoardOutputFormat
+
+            rows = ["| option | value |", "|---|---|"]
+            flat = _flatten(cfg.model_dump())
+            rows += [f"| {k} | {v} |" for k, v in flat.items()]
+            for fmt in self.logger.output_formats:
+                if isinstance(fmt, TensorBoardOutputFormat):
+                    fmt.writer.add_text("hyperparameters", "\n".join(rows), self.num_timesteps)
+                    fmt.writer.flush()
+
+        def _on_step(self) -> bool:
+            return True
+
+    class Snapshots(BaseCallback):
+        """Adds a frozen copy of the learner to the opponent pool every so often."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.paths: list[str] = sorted(str(p) for p in (run_dir / "snapshots").glob("*.zip"))
+            self.last = 0
+
+        def _on_training_start(self) -> None:
+            self.last = self.num_timesteps
+            self._push()
+
+        def _push(self) -> None:
+            keep = self.paths[-cfg.opponents.max_snapshots:]
+            self.training_env.env_method("set_snapshots", keep, cfg.opponents.snapshots)
+
+        def _on_step(self) -> bool:
+            if cfg.opponents.snapshots > 0 and \
+                    self.num_timesteps - self.last >= cfg.opponents.snapshot_every:
+                self.last = self.num_timesteps
+                path = run_dir / "snapshots" / f"snapshot_{self.num_timesteps:09d}.zip"
+                path.parent.mkdir(parents=True, exist_ok=True)
+                self.model.save(path)
+                self.paths.append(str(path))
+                self._push()
+            return True
+
+    class Checkpoints(BaseCallback):
+        def __init__(self) -> None:
+            super().__init__()
+            self.last = 0
+
+        def _on_training_start(self) -> None:
+            self.last = self.num_timesteps
+
+        def _on_step(self) -> bool:
+            if self.num_timesteps - self.last >= cfg.checkpoint_every:
+                self.last = self.num_timesteps
+                save_atomic(self.model, run_dir / f"model_{self.num_timesteps:09d}.zip")
+            return True
+
+    class Evaluate(BaseCallback):
+        """Every ``eval.every`` steps: duplicate deals against random and heuristic."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.last = 0
+            self.t0 = time.time()
+            self.steps0 = 0
+
+        def _on_training_start(self) -> None:
+            self.last = self.num_timesteps
+            self.t0 = time.time()
+            self.steps0 = self.num_timesteps
+
+        def _on_step(self) -> bool:
+            if self.num_timesteps - self.last < cfg.eval.every:
+                return True
+            self.last = self.num_timesteps
+            now = time.time()
+            self.logger.record("time/env_steps_per_s",
+                               (self.num_timesteps - self.steps0) / max(1e-9, now - self.t0))
+            log_evaluation(self.logger, self.model, cfg.eval.hands, cfg.eval.seed,
+                           evaluate_policies, load_policy)
+            self.logger.dump(self.num_timesteps)
+            self.t0 = time.time()
+            self.steps0 = self.num_timesteps
+            return True
+
+    return CallbackList([Hparams(), Snapshots(), Checkpoints(), Evaluate()])
+
+
+def log_evaluation(logger, model, hands, seed, evaluate_policies, load_policy) -> dict:
+    """Evaluate ``model`` against random and heuristic; record the figures."""
+    from .checkpoint import CheckpointPolicy
+
+    out = {}
+    learner = CheckpointPolicy(model, deterministic=True)
+    for name in ("random", "heuristic"):
+        res = evaluate_policies(learner, load_policy(name), hands=hands, seed=seed)
+        out[name] = res
+        logger.record(f"eval_{name}/win_rate", res["win_rate"])
+        logger.record(f"eval_{name}/mean_score_diff", res["mean_score_diff"])
+        logger.record(f"eval_{name}/decisions_per_hand", res.get("decisions_per_hand", 0.0))
+        for level, rate in (res.get("opening_success_a") or {}).items():
+            if rate is not None:
+                logger.record(f"eval_{name}/opening_success_{level}", rate)
+    return out
+
+
+def save_atomic(model, path: Path) -> None:
+    """Save to ``path`` via a temporary file, so a crash never leaves a broken zip."""
+    tmp = path.with_suffix(".tmp.zip")
+    model.save(tmp)
+    tmp.replace(path)
+
+
+def _flatten(d: dict, prefix: str = "") -> dict:
+    out = {}
+    for k, v in d.items():
+        if isinstance(v, dict):
+            out.update(_flatten(v, f"{prefix}{k}."))
+        else:
+            out[f"{prefix}{k}"] = v
+    return out
+
+
+def train(cfg: TrainConfig, resume: str | None = None) -> Path:
+    """Run one training; returns the path of the final model."""
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from .checkpoint import load_model
+
+    torch.set_num_threads(cfg.torch_threads)
+    run_dir = cfg.run_dir
+    cfg_path = run_dir / "config.yaml"
+    if resume is None and run_dir.exists() and any(run_dir.glob("*.zip")):
+        raise ConfigError(f"{run_dir} already holds checkpoints of a run; choose another "
+                          f"run_name or pass --resume <one of its .zip files>")
+    run_dir.mkdir(parents=True, exist_ok=True)
+    vec = make_vec_env(cfg)
+    if resume:
+        model = load_model(resume, env=vec)
+        model.tensorboard_log = cfg.tensorboard_dir
+    else:
+        model = MaskablePPO(
+            "MlpPolicy", vec, seed=cfg.seed, verbose=0, tensorboard_log=cfg.tensorboard_dir,
+            learning_rate=cfg.ppo.learning_rate, n_steps=cfg.ppo.n_steps,
+            batch_size=cfg.ppo.batch_size, n_epochs=cfg.ppo.n_epochs, gamma=cfg.ppo.gamma,
+            gae_lambda=cfg.ppo.gae_lambda, clip_range=cfg.ppo.clip_range,
+            ent_coef=cfg.ppo.ent_coef, vf_coef=cfg.ppo.vf_coef,
+            max_grad_norm=cfg.ppo.max_grad_norm,
+            policy_kwargs={"net_arch": list(cfg.ppo.net_arch)}, device="cpu")
+    dump_config(cfg, cfg_path)
+    remaining = cfg.total_timesteps - (model.num_timesteps if resume else 0)
+    if remaining > 0:
+        model.learn(total_timesteps=remaining, callback=build_callbacks(cfg, run_dir),
+                    tb_log_name=cfg.run_name, reset_num_timesteps=resume is None,
+                    progress_bar=cfg.progress_bar)
+    final = run_dir / "final.zip"
+    save_atomic(model, final)
+    vec.close()
+    return final
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description="Train a Canasta agent with MaskablePPO.")
+    p.add_argument("--config", required=True, help="YAML config (see configs/)")
+    p.add_argument("--resume", default=None, help="checkpoint .zip to continue from")
+    p.add_argument("--total-timesteps", type=int, default=None, help="override the config")
+    args = p.parse_args(argv)
+    try:
+        cfg = load_config(args.config, total_timesteps=args.total_timesteps)
+        final = train(cfg, args.resume)
+    except ConfigError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    except Exception as e:
+        from .checkpoint import CheckpointError
+
+        if isinstance(e, CheckpointError):
+            print(f"error: {e}", file=sys.stderr)
+            return 2
+        raise
+    print(f"saved {final}")
+    return 0
+
+
+if __name__ == "__main__":
+    np.set_printoptions(precision=3)
+    raise SystemExit(main())
