@@ -90,61 +90,72 @@ OBS_SIZE: int = _o
 del _o, _name, _size
 
 
-def encode(game: Game, seat: int, out: np.ndarray | None = None) -> np.ndarray:
+_SCALES = {
+    "hand": 1 / 8, "known_left": 1 / 8, "known_partner": 1 / 8, "known_right": 1 / 8,
+    "hand_sizes": 1 / 30, "red_threes": 1 / 4,
+    "melds_us_naturals": 1 / 8, "melds_us_jokers": 1 / 4, "melds_us_twos": 1 / 4,
+    "melds_them_naturals": 1 / 8, "melds_them_jokers": 1 / 4, "melds_them_twos": 1 / 4,
+    "pile_top": 1, "pile_contents": 1 / 8, "pile_size": 1 / 50, "pile_frozen": 1,
+    "stop_card": 1, "stock_size": 1 / 100, "scores": 1 / 5000, "opening_minimums": 1 / 120,
+    "opened": 1, "phase": 1, "on_turn": 1,
+}
+#: per-entry multiplier applied to the raw counts (float32, shape (OBS_SIZE,))
+SCALE = np.ones(OBS_SIZE, dtype=np.float32)
+for _name, _s in _SCALES.items():
+    SCALE[SLICES[_name]] = _s
+SCALE[SLICES["turn_state"]] = (1 / 120, 1, 1, 1, 1, 1, 1, 1 / 50)
+del _name, _s
+_NPHASE = len(Phase)
+
+
+def encode(game: Game, seat: int) -> np.ndarray:
     """Observation of ``seat`` (0..3) as a float32 vector of shape ``(OBS_SIZE,)``.
 
-    Args:
-        out: optional preallocated float32 array to fill (avoids an allocation).
+    Built as one list of raw counts, converted once and multiplied by :data:`SCALE`.
     """
-    v = out if out is not None else np.zeros(OBS_SIZE, dtype=np.float32)
-    if out is not None:
-        v.fill(0.0)
     rel = [(seat + k) % 4 for k in range(4)]
     us, them = seat & 1, (seat + 1) & 1
-    S = SLICES
-    v[S["hand"]] = game.hands[seat]
-    v[S["hand"]] *= 0.125
-    for name, k in (("known_left", 1), ("known_partner", 2), ("known_right", 3)):
-        v[S[name]] = game.known[rel[k]]
-        v[S[name]] *= 0.125
-    v[S["hand_sizes"]] = [sum(game.hands[s]) / 30.0 for s in rel]
-    v[S["red_threes"]] = [game.red3[s] / 4.0 for s in rel]
-    for side, t in (("us", us), ("them", them)):
+    hands, red3 = game.hands, game.red3
+    known = game.known
+    v = list(hands[seat])
+    v += known[rel[1]]
+    v += known[rel[2]]
+    v += known[rel[3]]
+    v += [sum(hands[s]) for s in rel]
+    v += [red3[s] for s in rel]
+    for t in (us, them):
         nat, jok, two = game.nat[t], game.jok[t], game.two[t]
-        v[S[f"melds_{side}_naturals"]] = [nat[r] / 8.0 for r in MELD_SLOTS]
-        v[S[f"melds_{side}_jokers"]] = [jok[r] / 4.0 for r in MELD_SLOTS]
-        v[S[f"melds_{side}_twos"]] = [two[r] / 4.0 for r in MELD_SLOTS]
+        v += [nat[r] for r in MELD_SLOTS]
+        v += [jok[r] for r in MELD_SLOTS]
+        v += [two[r] for r in MELD_SLOTS]
     pile = game.pile
-    base = S["pile_contents"].start
+    top = [0] * NUM_CLASSES
+    contents = [0] * NUM_CLASSES
     for c in pile:
-        v[base + c] += 0.125
+        contents[c] += 1
     if pile:
-        top = pile[-1]
-        v[S["pile_top"].start + top] = 1.0
-        v[S["stop_card"].start] = float(top == BLACK_THREE)
-    v[S["pile_size"].start] = len(pile) / 50.0
-    f = S["pile_frozen"].start
-    v[f] = float(game.pile_frozen)
-    v[f + 1] = float(game.pile_frozen_for(us))
-    v[f + 2] = float(game.pile_frozen_for(them))
-    v[S["stock_size"].start] = len(game.stock) / 100.0
-    v[S["scores"]] = (game.scores[us] / 5000.0, game.scores[them] / 5000.0)
-    v[S["opening_minimums"]] = (game.minimum[us] / 120.0, game.minimum[them] / 120.0)
-    v[S["opened"]] = (float(game.opened[us]), float(game.opened[them]))
-    v[S["phase"].start + int(game.phase)] = 1.0
-    v[S["on_turn"].start + (game.current - seat) % 4] = 1.0
-    t = S["turn_state"].start
-    v[t:t + 8] = (
-        game.turn_points / 120.0,
-        float(game.laid),
-        float(game.drew_stock),
-        float(game.asked == ASKED_YES),
-        float(game.asked == ASKED_NO),
-        float(game.must_out),
-        float(game.no_discard),
-        len(game.pending) / 50.0,
-    )
-    return v
+        top[pile[-1]] = 1
+    v += top
+    v += contents
+    v.append(len(pile))
+    v.append(game.pile_frozen)
+    v.append(game.pile_frozen or not game.opened[us])
+    v.append(game.pile_frozen or not game.opened[them])
+    v.append(bool(pile) and pile[-1] == BLACK_THREE)
+    v.append(len(game.stock))
+    v += (game.scores[us], game.scores[them], game.minimum[us], game.minimum[them],
+          game.opened[us], game.opened[them])
+    phase = [0] * _NPHASE
+    phase[game.phase] = 1
+    v += phase
+    turn = [0, 0, 0, 0]
+    turn[(game.current - seat) % 4] = 1
+    v += turn
+    v += (game.turn_points, game.laid, game.drew_stock, game.asked == ASKED_YES,
+          game.asked == ASKED_NO, game.must_out, game.no_discard, len(game.pending))
+    out = np.fromiter(v, dtype=np.float32, count=OBS_SIZE)
+    out *= SCALE
+    return out
 
 
 def decode(obs: np.ndarray) -> dict[str, np.ndarray]:
