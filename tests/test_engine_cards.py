@@ -5,11 +5,10 @@ import subprocess
 import sys
 
 import pytest
+from engine_helpers import build, total_cards
 
 from canasta_env.engine import Game, IllegalActionError, actions
 from canasta_env.engine import cards as C
-
-from engine_helpers import build, total_cards
 
 
 def test_card_values_match_spec_table():

@@ -5,12 +5,11 @@ frozen start, red 3s in the initial hands, first player, dealer rotation."""
 import random
 
 import pytest
+from engine_helpers import cards, total_cards
 
 from canasta_env.engine import Game, Phase, to_position
 from canasta_env.engine import game as G
 from canasta_env.engine.cards import NAME_TO_CLASS, deck_counts
-
-from engine_helpers import cards, total_cards
 
 
 def rig_shuffle(monkeypatch, deal_order: list[str]) -> None:

@@ -285,7 +285,9 @@ class Game:
                 return True
         if self.no_discard or asked == ASKED_NO:
             return False
-        if o.ask_partner_required and asked != ASKED_YES and size == 0:
+        # going out needs a "yes" first when asking is required; once committed to going
+        # out (black 3s melded) the player can no longer ask
+        if o.ask_partner_required and asked != ASKED_YES and (size == 0 or must_out):
             return False
         have = 0
         csize = o.canasta_size
