@@ -1,0 +1,200 @@
+"""Throughput benchmark, side by side with peer card-game environments.
+
+    python -m canasta_env.benchmark [--seconds S] [--json]
+
+Measures in one process, each for about ``S`` seconds of wall time (random legal play,
+seeded):
+
+- the engine alone (``Game.legal_actions`` + ``Game.apply``): decisions/s and hands/s;
+- ``raw_env`` and ``env()`` reading the observation and action mask every step:
+  agent-steps/s;
+- peak memory of one environment (tracemalloc, KiB);
+- if installed (``pip install -e ".[bench]"``): RLCard's gin-rummy random play
+  (steps/s) and OpenSpiel's C++ ``gin_rummy`` reading its observation tensor and legal
+  actions every decision (decisions/s), with our ratios against them.
+
+``--json`` prints one object with keys ``engine_decisions_per_s``,
+``env_agent_steps_per_s``, ``raw_env_agent_steps_per_s``, ``engine_hands_per_s``,
+``env_peak_memory_kib`` and, when measured, ``rlcard_gin_rummy_steps_per_s``,
+``openspiel_gin_rummy_decisions_per_s`` and the ratios.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import time
+import tracemalloc
+
+import numpy as np
+
+
+def bench_engine(seconds: float) -> dict:
+    """Engine alone: random legal play over whole hands."""
+    from .engine import Game
+
+    rng = random.Random(0)
+    decisions = hands = 0
+    t0 = time.perf_counter()
+    seed = 0
+    while True:
+        g = Game(seed=seed)
+        seed += 1
+        while not g.hand_over:
+            la = g.legal_actions()
+            g.apply(la[rng.randrange(len(la))])
+            decisions += 1
+        hands += 1
+        el = time.perf_counter() - t0
+        if el >= seconds:
+            return {"engine_decisions_per_s": decisions / el, "engine_hands_per_s": hands / el}
+
+
+def _bench_aec(make, seconds: float) -> float:
+    """Agent-steps/s through the AEC API, reading observation and mask every step."""
+    e = make()
+    rng = np.random.default_rng(0)
+    steps = 0
+    ep = 0
+    t0 = time.perf_counter()
+    while True:
+        e.reset(seed=ep)
+        ep += 1
+        for agent in e.agent_iter():
+            obs, _r, term, trunc, _i = e.last()
+            if term or trunc:
+                action = None
+            else:
+                legal = np.flatnonzero(obs["action_mask"])
+                action = int(legal[rng.integers(len(legal))])
+            e.step(action)
+            steps += 1
+        el = time.perf_counter() - t0
+        if el >= seconds:
+            return steps / el
+
+
+def bench_memory() -> float:
+    """Peak traced memory (KiB) of creating one env and playing one hand."""
+    from . import raw_env
+
+    tracemalloc.start()
+    e = raw_env()
+    e.reset(seed=0)
+    rng = random.Random(0)
+    while not e.terminations["player_0"]:
+        e.observe(e.agent_selection)
+        la = e.game.legal_actions()
+        e.step(la[rng.randrange(len(la))])
+    _cur, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return peak / 1024
+
+
+def bench_rlcard(seconds: float) -> float | None:
+    """RLCard gin-rummy random play: env steps/s (None when RLCard is missing)."""
+    try:
+        import rlcard
+    except ImportError:
+        return None
+    env = rlcard.make("gin-rummy", config={"seed": 0})
+    rng = np.random.default_rng(0)
+    steps = 0
+    t0 = time.perf_counter()
+    while True:
+        state, pid = env.reset()
+        while not env.is_over():
+            legal = list(state["legal_actions"].keys())
+            state, pid = env.step(legal[rng.integers(len(legal))])
+            steps += 1
+        el = time.perf_counter() - t0
+        if el >= seconds:
+            return steps / el
+
+
+def bench_openspiel(seconds: float) -> float | None:
+    """OpenSpiel C++ gin_rummy: decisions/s reading the observation tensor and the legal
+    actions at every decision (None when pyspiel is missing)."""
+    try:
+        import pyspiel
+    except ImportError:
+        return None
+    game = pyspiel.load_game("gin_rummy")
+    rng = np.random.default_rng(0)
+    decisions = 0
+    t0 = time.perf_counter()
+    while True:
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                state.apply_action(outcomes[rng.integers(len(outcomes))][0])
+                continue
+            state.observation_tensor(state.current_player())
+            legal = state.legal_actions()
+            state.apply_action(legal[rng.integers(len(legal))])
+            decisions += 1
+        el = time.perf_counter() - t0
+        if el >= seconds:
+            return decisions / el
+
+
+def run(seconds: float = 3.0) -> dict:
+    """All measurements; see the module docstring for the keys."""
+    from . import env, raw_env
+
+    out = bench_engine(seconds)
+    out["raw_env_agent_steps_per_s"] = _bench_aec(raw_env, seconds)
+    out["env_agent_steps_per_s"] = _bench_aec(env, seconds)
+    out["env_peak_memory_kib"] = bench_memory()
+    rl = bench_rlcard(seconds)
+    if rl is not None:
+        out["rlcard_gin_rummy_steps_per_s"] = rl
+        out["engine_vs_rlcard_ratio"] = out["engine_decisions_per_s"] / rl
+    osp = bench_openspiel(seconds)
+    if osp is not None:
+        out["openspiel_gin_rummy_decisions_per_s"] = osp
+        out["env_vs_openspiel_ratio"] = out["env_agent_steps_per_s"] / osp
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description="canasta_env throughput benchmark")
+    p.add_argument("--seconds", type=float, default=3.0, help="wall time per measurement")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    args = p.parse_args(argv)
+    if args.seconds <= 0:
+        p.error("--seconds must be positive")
+    res = run(args.seconds)
+    if args.json:
+        print(json.dumps(res))
+        return 0
+    rows = [
+        ("engine alone (Classic)", "decisions/s", res["engine_decisions_per_s"]),
+        ("engine alone (Classic)", "hands/s", res["engine_hands_per_s"]),
+        ("raw_env + obs + mask", "agent-steps/s", res["raw_env_agent_steps_per_s"]),
+        ("env() + obs + mask", "agent-steps/s", res["env_agent_steps_per_s"]),
+        ("one env, one hand", "peak KiB", res["env_peak_memory_kib"]),
+    ]
+    if "rlcard_gin_rummy_steps_per_s" in res:
+        rows.append(("RLCard gin-rummy", "steps/s", res["rlcard_gin_rummy_steps_per_s"]))
+    if "openspiel_gin_rummy_decisions_per_s" in res:
+        rows.append(("OpenSpiel gin_rummy + obs tensor", "decisions/s",
+                     res["openspiel_gin_rummy_decisions_per_s"]))
+    print(f"{'measurement':34} {'unit':14} {'value':>12}")
+    for name, unit, val in rows:
+        print(f"{name:34} {unit:14} {val:12,.0f}")
+    if "engine_vs_rlcard_ratio" in res:
+        print(f"engine / RLCard gin-rummy: {res['engine_vs_rlcard_ratio']:.2f}x (target 3x)")
+    else:
+        print("RLCard not installed: pip install -e '.[bench]' to compare")
+    if "env_vs_openspiel_ratio" in res:
+        print(f"env() / OpenSpiel gin_rummy: {res['env_vs_openspiel_ratio']:.2f}x (target 1.0x)")
+    else:
+        print("OpenSpiel not installed: pip install -e '.[bench]' to compare")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
