@@ -103,6 +103,20 @@ def build(hands=("", "", "", ""), melds=({}, {}), pile: str = "", stock_top: str
     return G.from_position(pos)
 
 
+# All 4 jokers and 8 twos sit in melds so the rest of the pack (naturals and black 3s)
+# can be parked under the discard pile: partnership A has two mixed canastas (K, 10),
+# partnership B two (A, Q).
+MA = {"K": meld(4, 0, 3), "10": meld(4, 0, 3)}
+MB = {"A": meld(4, 2, 1), "Q": meld(4, 2, 1)}
+
+
+def exhausted(hands, pile, stock="", red_threes=(1, 1, 1, 1), **kw) -> G.Game:
+    """A position with the stock exhausted (or holding exactly ``stock``), partnership A
+    holding melds :data:`MA`, B :data:`MB`, the rest of the pack under ``pile``."""
+    return build(hands=hands, melds=(MA, MB), pile=pile, stock_top=stock, exact_stock=True,
+                 red_threes=red_threes, **kw)
+
+
 def total_cards(g: G.Game) -> list[int]:
     """Count vector of every card in the game (hands, stock, pile, pending pile, red 3s,
     melds)."""
