@@ -1,0 +1,559 @@
+"""Baseline policies: the :class:`Policy` protocol, a uniform random player and a
+rule-based heuristic player.
+
+A policy maps one seat's view -- the observation vector (float32, ``(OBS_SIZE,)``, layout
+in :mod:`canasta_env.observation`) and the action mask (int8, ``(NUM_ACTIONS,)``) -- to a
+legal action id. It knows nothing else about the game, so the same object can play any
+seat, and the mask guarantees that every action it picks keeps the turn completable.
+``reset(seed)`` is called at the start of an episode; a policy with randomness draws it
+only from its own generator, so a seeded evaluation replays exactly.
+
+No torch import here: learned policies live in :mod:`training.checkpoint`.
+
+=======================  ============================================================
+policy                   behaviour
+=======================  ============================================================
+:class:`RandomPolicy`    uniform over the legal actions (own numpy ``Generator``)
+:class:`HeuristicPolicy` rule-based, reads only (observation, mask); deterministic
+=======================  ============================================================
+
+The heuristic, by phase:
+
+- draw: take the pile whenever a take is legal and pays (onto our meld or with a natural
+  pair always; spending a wild card only for a pile of 3+ cards); otherwise draw.
+  With the stock empty, take only onto a meld or with a pair, else decline.
+- opening: as soon as the mask offers a meld while the partnership has not opened, lay
+  the opening (naturals first, wild cards only when the minimum needs them). The mask
+  only offers melds from which the minimum stays reachable, so this never strands.
+- melding: add naturals to our melds, start melds of three naturals, put wild cards on a
+  meld only when they complete a canasta (or when going out); keep two cards so there is
+  always a discard and a card left.
+- going out: when a local planner (the same counting argument the engine uses) finds
+  that the whole hand can be melded but at most one card, with a canasta, and our
+  estimated hand score then beats the opponents' (or they are close to going out / the
+  stock is nearly gone), meld down greedily, keeping the plan feasible at every step.
+- discard: black 3s first (stop card), never a wild card unless forced; otherwise the
+  natural least useful to us and least useful to the left-hand opponent: not a rank the
+  opponents have melded, not a rank the next player is known to hold, singletons before
+  pairs, ranks with few unseen copies, low values.
+- answering "may I go out?": yes when our side is ahead on this hand's estimated score,
+  the opponents are close to going out, the stock is nearly gone or the answerer's own
+  hand is small; otherwise no.
+- never asks the partner (asking is optional in Classic).
+"""
+
+from __future__ import annotations
+
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from .engine import actions as A
+from .engine.cards import (
+    BLACK_THREE,
+    CARD_POINTS,
+    DISCARDABLE,
+    JOKER,
+    MELD_RANKS,
+    NUM_CLASSES,
+    RED_THREE,
+    TWO,
+)
+from .engine.game import Phase
+from .observation import MELD_SLOTS, OBS_SIZE, SLICES
+
+__all__ = ["Policy", "RandomPolicy", "HeuristicPolicy", "TableView", "can_go_out"]
+
+
+@runtime_checkable
+class Policy(Protocol):
+    """Anything that picks a legal action from one seat's observation and mask."""
+
+    name: str
+
+    def reset(self, seed: int | None = None) -> None:
+        """Start of an episode; ``seed`` (if given) re-seeds any randomness."""
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        """A legal action id for ``observation`` (float32 ``(OBS_SIZE,)``) and
+        ``action_mask`` (int8 ``(NUM_ACTIONS,)``, 1 = legal)."""
+
+
+class RandomPolicy:
+    """Uniformly random over the legal actions.
+
+    Args:
+        seed: seed of the policy's own ``numpy.random.Generator``.
+    """
+
+    name = "random"
+
+    def __init__(self, seed: int | None = None) -> None:
+        self._rng = np.random.default_rng(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        legal = np.flatnonzero(action_mask)
+        if legal.size == 0:
+            raise ValueError("RandomPolicy.act: the action mask has no legal action")
+        return int(legal[self._rng.integers(legal.size)])
+
+
+# ---------------------------------------------------------------------------- decoding
+_V = CARD_POINTS
+_WILD_VALUE = {JOKER: _V[JOKER], TWO: _V[TWO]}
+#: average card value of the pack without red 3s (1,180 points / 104 cards), used for
+#: hidden cards
+HIDDEN_CARD_VALUE = 11.3
+_PHASES = tuple(Phase)
+
+
+def _ints(x: np.ndarray, scale: float) -> list[int]:
+    return np.rint(x * scale).astype(np.int64).tolist()
+
+
+def _per_class(slots: list[int]) -> list[int]:
+    out = [0] * NUM_CLASSES
+    for c, n in zip(MELD_SLOTS, slots):
+        out[c] = n
+    return out
+
+
+class TableView:
+    """One seat's observation decoded into integer counts (cards, points).
+
+    Seat-relative: index 0 = me, 1 = left, 2 = partner, 3 = right; ``us`` / ``them``
+    are partnerships. Meld vectors are indexed by card class (length 15).
+    """
+
+    __slots__ = ("hand", "known", "sizes", "red3", "nat", "jok", "two", "wild", "top",
+                 "pile", "pile_size", "frozen_all", "frozen_us", "frozen_them", "stop",
+                 "stock", "scores", "minimum", "opened", "phase", "turn_points", "laid",
+                 "drew_stock", "asked_yes", "asked_no", "must_out", "no_discard")
+
+    def __init__(self, obs: np.ndarray) -> None:
+        obs = np.asarray(obs, dtype=np.float32)
+        if obs.shape != (OBS_SIZE,):
+            raise ValueError(f"observation must have shape ({OBS_SIZE},), got {obs.shape}")
+        S = SLICES
+        self.hand = _ints(obs[S["hand"]], 8)
+        self.known = [None, _ints(obs[S["known_left"]], 8), _ints(obs[S["known_partner"]], 8),
+                      _ints(obs[S["known_right"]], 8)]
+        self.sizes = _ints(obs[S["hand_sizes"]], 30)
+        self.red3 = _ints(obs[S["red_threes"]], 4)
+        self.nat = [_per_class(_ints(obs[S[f"melds_{s}_naturals"]], 8)) for s in ("us", "them")]
+        self.jok = [_per_class(_ints(obs[S[f"melds_{s}_jokers"]], 4)) for s in ("us", "them")]
+        self.two = [_per_class(_ints(obs[S[f"melds_{s}_twos"]], 4)) for s in ("us", "them")]
+        self.wild = [[a + b for a, b in zip(self.jok[t], self.two[t])] for t in (0, 1)]
+        top = obs[S["pile_top"]]
+        self.top = int(np.argmax(top)) if top.max() > 0.5 else -1
+        self.pile = _ints(obs[S["pile_contents"]], 8)
+        self.pile_size = int(round(float(obs[S["pile_size"]][0]) * 50))
+        fr = obs[S["pile_frozen"]]
+        self.frozen_all, self.frozen_us, self.frozen_them = (bool(x > 0.5) for x in fr)
+        self.stop = bool(obs[S["stop_card"]][0] > 0.5)
+        self.stock = int(round(float(obs[S["stock_size"]][0]) * 100))
+        self.scores = _ints(obs[S["scores"]], 5000)
+        self.minimum = _ints(obs[S["opening_minimums"]], 120)
+        self.opened = [bool(x > 0.5) for x in obs[S["opened"]]]
+        self.phase = _PHASES[int(np.argmax(obs[S["phase"]]))]
+        ts = obs[S["turn_state"]]
+        self.turn_points = int(round(float(ts[0]) * 120))
+        self.laid, self.drew_stock, self.asked_yes, self.asked_no, self.must_out, \
+            self.no_discard = (bool(x > 0.5) for x in ts[1:7])
+
+    # --------------------------------------------------------------- estimates
+    def table_points(self, team: int, canasta_size: int = 7) -> int:
+        """Card values plus canasta bonuses of a partnership's melds."""
+        nat, jok, two = self.nat[team], self.jok[team], self.two[team]
+        pts = 0
+        for r in range(NUM_CLASSES):
+            n = nat[r]
+            if not n:
+                continue
+            w = jok[r] + two[r]
+            pts += n * _V[r] + jok[r] * _V[JOKER] + two[r] * _V[TWO]
+            if n + w >= canasta_size:
+                pts += 300 if w else 500
+        return pts
+
+    def canastas(self, team: int, canasta_size: int = 7) -> int:
+        nat, wild = self.nat[team], self.wild[team]
+        return sum(1 for r in MELD_RANKS if nat[r] and nat[r] + wild[r] >= canasta_size)
+
+    def red_three_points(self, team: int) -> int:
+        seats = (0, 2) if team == 0 else (1, 3)
+        n = self.red3[seats[0]] + self.red3[seats[1]]
+        pts = 800 if n >= 4 else 100 * n
+        return pts if any(self.nat[team]) else -pts
+
+    def hidden_hand_value(self, rel_seat: int) -> float:
+        """Estimated card value of another seat's hand: known cards exactly, the rest at
+        the average card value."""
+        known = self.known[rel_seat]
+        kn = sum(known)
+        return sum(n * v for n, v in zip(known, _V)) + max(0, self.sizes[rel_seat] - kn) * \
+            HIDDEN_CARD_VALUE
+
+
+def hand_value(hand) -> int:
+    return sum(n * v for n, v in zip(hand, _V))
+
+
+# ---------------------------------------------------------------------------- planner
+def _meld_all(h, nat, wild, cap: int, size: int, have: int, needed: int) -> bool:
+    """Can every card of ``h`` be melded onto ``nat`` / ``wild`` (our melds) so that the
+    partnership ends with ``needed`` canastas (it has ``have``)?"""
+    b3 = h[BLACK_THREE]
+    if b3 and b3 < 3:
+        return False
+    pairs = 0
+    capacity = 0
+    deficits = []
+    for r in MELD_RANKS:
+        n = h[r]
+        if nat[r]:
+            room = cap - wild[r]
+            base = nat[r] + wild[r] + n
+            if nat[r] + wild[r] >= size:
+                capacity += room
+                continue
+        elif n >= 3:
+            room, base = cap, n
+        elif n == 2:
+            if cap == 0:
+                return False
+            pairs += 1
+            room, base = cap - 1, 3
+        elif n == 1:
+            return False
+        else:
+            continue
+        capacity += room
+        if size - base <= room:
+            deficits.append(max(0, size - base))
+    nw = h[JOKER] + h[TWO]
+    if pairs > nw or nw - pairs > capacity:
+        return False
+    if have >= needed:
+        return True
+    free = nw - pairs
+    made = have
+    for d in sorted(deficits):
+        if d > free:
+            break
+        free -= d
+        made += 1
+    return made >= needed
+
+
+def can_go_out(hand, nat, wild, cap: int = 3, size: int = 7, needed: int = 1) -> bool:
+    """Can ``hand`` be melded onto our melds (``nat`` naturals / ``wild`` wild cards per
+    card class) completely, or but one card that is then discarded, leaving the
+    partnership ``needed`` canastas? Count vectors of length 15 (card classes)."""
+    have = sum(1 for r in MELD_RANKS if nat[r] and nat[r] + wild[r] >= size)
+    h = list(hand)
+    if _meld_all(h, nat, wild, cap, size, have, needed):
+        return True
+    for c in range(NUM_CLASSES):
+        if h[c]:
+            h[c] -= 1
+            ok = _meld_all(h, nat, wild, cap, size, have, needed)
+            h[c] += 1
+            if ok:
+                return True
+    return False
+
+
+def _apply_meld(action: int, hand: list[int], nat: list[int], wild: list[int]) -> int:
+    """Apply a meld action to copies of (hand, nat, wild) in place; cards used."""
+    if action == A.MELD_BLACK_THREES:
+        n = hand[BLACK_THREE]
+        hand[BLACK_THREE] = 0
+        nat[BLACK_THREE] += n
+        return n
+    if A.ADD_TO_MELD <= action < A.MELD_BLACK_THREES:
+        i, k = divmod(action - A.ADD_TO_MELD, 3)
+        r = MELD_RANKS[i]
+        c = (r, JOKER, TWO)[k]
+        hand[c] -= 1
+        if k == 0:
+            nat[r] += 1
+        else:
+            wild[r] += 1
+        return 1
+    i, k = divmod(action - A.START_MELD, 3)
+    r = MELD_RANKS[i]
+    if k == 0:
+        hand[r] -= 3
+        nat[r] += 3
+    else:
+        hand[r] -= 2
+        hand[JOKER if k == 1 else TWO] -= 1
+        nat[r] += 2
+        wild[r] += 1
+    return 3
+
+
+def _meld_kind(action: int) -> tuple[str, int, int]:
+    """('start' | 'add' | 'b3', rank class, kind 0 natural / 1 joker / 2 two)."""
+    if action == A.MELD_BLACK_THREES:
+        return "b3", BLACK_THREE, 0
+    if action >= A.ADD_TO_MELD:
+        i, k = divmod(action - A.ADD_TO_MELD, 3)
+        return "add", MELD_RANKS[i], k
+    i, k = divmod(action - A.START_MELD, 3)
+    return "start", MELD_RANKS[i], k
+
+
+_TAKES = (A.TAKE_ONTO_MELD, A.TAKE_PAIR, A.TAKE_NAT_TWO, A.TAKE_NAT_JOKER)
+_TAKE_USES = {A.TAKE_ONTO_MELD: 0, A.TAKE_PAIR: 2, A.TAKE_NAT_TWO: 2, A.TAKE_NAT_JOKER: 2}
+_MELD_LO, _MELD_HI = A.START_MELD, A.MELD_BLACK_THREES  # [lo, hi) start/add ids; b3 apart
+
+
+class HeuristicPolicy:
+    """Rule-based player working only from (observation, action mask); deterministic.
+
+    Args:
+        max_wilds_per_meld, canasta_size, canastas_to_go_out: the rules options the
+            observation does not carry (Classic defaults).
+        stop_stock: with this many stock cards or fewer, go out whenever possible.
+    """
+
+    name = "heuristic"
+
+    def __init__(self, max_wilds_per_meld: int = 3, canasta_size: int = 7,
+                 canastas_to_go_out: int = 1, stop_stock: int = 8) -> None:
+        self.cap = max_wilds_per_meld
+        self.size = canasta_size
+        self.needed = canastas_to_go_out
+        self.stop_stock = stop_stock
+
+    def reset(self, seed: int | None = None) -> None:  # deterministic: nothing to reset
+        pass
+
+    # ------------------------------------------------------------------ entry
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        legal = np.flatnonzero(action_mask).tolist()
+        if not legal:
+            raise ValueError("HeuristicPolicy.act: the action mask has no legal action")
+        if len(legal) == 1:
+            return legal[0]
+        v = TableView(observation)
+        legal_set = set(legal)
+        if v.phase == Phase.DRAW:
+            a = self._draw(v, legal_set)
+        elif v.phase == Phase.ANSWER:
+            a = self._answer(v, legal_set)
+        elif v.phase == Phase.PICKUP:
+            a = self._opening(v, legal)
+        else:
+            a = self._meld_phase(v, legal, legal_set)
+        if a is None or a not in legal_set:  # defensive: never return an illegal id
+            a = legal[0]
+        return a
+
+    # ------------------------------------------------------------------ draw
+    def _draw(self, v: TableView, legal: set[int]) -> int:
+        # a take that would leave no card in hand (a one-card pile taken with the last
+        # two cards) is avoided: the engine does not end the hand there (dead end)
+        size = sum(v.hand)
+        gained = v.pile_size - 1 - v.pile[RED_THREE]
+        takes = [k for k in _TAKES if k in legal and size - _TAKE_USES[k] + gained > 0]
+        if v.stock == 0 or A.DRAW_STOCK not in legal:
+            # stock exhausted: every take is voluntary unless forced (then no decline)
+            for k in (A.TAKE_ONTO_MELD, A.TAKE_PAIR):
+                if k in takes:
+                    return k
+            if A.DECLINE_PILE in legal:
+                return A.DECLINE_PILE
+            return takes[0] if takes else min(legal)
+        for k in takes:
+            if k in (A.TAKE_ONTO_MELD, A.TAKE_PAIR):
+                return k
+            if v.pile_size >= 3:  # spend a wild card only on a pile worth it
+                return k
+        return A.DRAW_STOCK
+
+    # ------------------------------------------------------------------ answer
+    def _estimate(self, v: TableView, out_hand_value: float, out_bonus: int,
+                  our_hidden: float) -> int:
+        """Estimated (us - them) hand score if our side goes out now."""
+        us = (v.table_points(0, self.size) + out_hand_value + out_bonus + v.red_three_points(0)
+              - our_hidden)
+        if not any(v.nat[0]):  # going out opens us: red 3s count positive
+            us += 2 * abs(v.red_three_points(0))
+        them = (v.table_points(1, self.size) + v.red_three_points(1)
+                - v.hidden_hand_value(1) - v.hidden_hand_value(3))
+        return int(us - them)
+
+    def _opponents_close(self, v: TableView) -> bool:
+        return v.canastas(1, self.size) >= self.needed and min(v.sizes[1], v.sizes[3]) <= 3
+
+    def _answer(self, v: TableView, legal: set[int]) -> int:
+        if A.ANSWER_NO not in legal:
+            return A.ANSWER_YES
+        # the asker (partner) goes out: my own hand counts against us
+        diff = self._estimate(v, 0.0, 100, hand_value(v.hand))
+        yes = (diff > 0 or self._opponents_close(v) or v.stock <= self.stop_stock
+               or sum(v.hand) <= 3)
+        return A.ANSWER_YES if yes else A.ANSWER_NO
+
+    # ------------------------------------------------------------------ opening
+    def _opening(self, v: TableView, legal: list[int]) -> int | None:
+        """Lay the opening: naturals first, the cheapest wild card last."""
+        best, best_key = None, None
+        for a in legal:
+            if not (_MELD_LO <= a < _MELD_HI):
+                continue
+            what, r, k = _meld_kind(a)
+            pts = _V[r] * (3 if what == "start" and k == 0 else 2 if what == "start" else
+                           1 if k == 0 else 0)
+            wild_cost = 0 if k == 0 else _V[JOKER if k == 1 else TWO]
+            key = (k != 0, -pts if k == 0 else wild_cost, a)
+            if best_key is None or key < best_key:
+                best, best_key = a, key
+        return best
+
+    # ------------------------------------------------------------------ meld phase
+    def _meld_phase(self, v: TableView, legal: list[int], legal_set: set[int]) -> int | None:
+        melds = [a for a in legal if _MELD_LO <= a < _MELD_HI or a == A.MELD_BLACK_THREES]
+        if not v.opened[0]:
+            if melds and (v.laid or not v.asked_no):
+                # the mask offers an opening only if the minimum stays reachable
+                opening = self._opening(v, melds)
+                if opening is not None:
+                    return opening
+            return self._discard(v, legal) if any(a >= A.DISCARD for a in legal) else melds[0] \
+                if melds else None
+        hand = v.hand
+        size = sum(hand)
+        nat, wild = v.nat[0], v.wild[0]
+        must_out = v.must_out or v.asked_yes
+        if must_out or (not v.asked_no and not v.no_discard
+                        and can_go_out(hand, nat, wild, self.cap, self.size, self.needed)
+                        and self._want_out(v)):
+            a = self._go_out_step(v, melds)
+            if a is not None:
+                return a
+            if size == 1 or must_out:
+                return self._discard(v, legal)
+        a = self._build_step(v, melds, size)
+        if a is not None:
+            return a
+        if any(a >= A.DISCARD for a in legal):
+            return self._discard(v, legal)
+        if A.FINISH_TURN in legal_set:
+            return A.FINISH_TURN
+        return melds[0] if melds else None
+
+    def _want_out(self, v: TableView) -> bool:
+        if v.stock <= self.stop_stock or self._opponents_close(v):
+            return True
+        hv = hand_value(v.hand)
+        diff = self._estimate(v, hv, 100, v.hidden_hand_value(2))
+        return diff > 0
+
+    def _go_out_step(self, v: TableView, melds: list[int]) -> int | None:
+        """A meld action after which going out stays feasible, best first; None when no
+        meld is left to make (the last card is then discarded)."""
+        best, best_key = None, None
+        for a in melds:
+            hand, nat, wild = list(v.hand), list(v.nat[0]), list(v.wild[0])
+            _apply_meld(a, hand, nat, wild)
+            if sum(hand) > 0 and not can_go_out(hand, nat, wild, self.cap, self.size,
+                                                self.needed):
+                continue
+            what, r, k = _meld_kind(a)
+            before = v.nat[0][r] + v.wild[0][r]
+            after = nat[r] + wild[r]
+            completes = r != BLACK_THREE and before < self.size <= after
+            if what == "add" and k == 0:
+                key = 0
+            elif what == "start" and k == 0:
+                key = 1
+            elif what == "b3":
+                key = 2
+            elif completes:
+                key = 3
+            elif what == "start":
+                key = 4
+            else:
+                key = 5
+            key2 = (key, -after if k else 0, a)
+            if best_key is None or key2 < best_key:
+                best, best_key = a, key2
+        return best
+
+    def _build_step(self, v: TableView, melds: list[int], size: int) -> int | None:
+        """A meld that builds toward canastas while keeping two cards in hand."""
+        hand = v.hand
+        nat, wild = v.nat[0], v.wild[0]
+        wilds_in_hand = hand[JOKER] + hand[TWO]
+        best, best_key = None, None
+        for a in melds:
+            if a == A.MELD_BLACK_THREES:
+                continue
+            what, r, k = _meld_kind(a)
+            used = 3 if what == "start" else 1
+            if size - used < 2:
+                continue
+            if k == 0:
+                key = (0 if what == "add" else 1, -_V[r])
+            elif what == "add":
+                cur = nat[r] + wild[r]
+                need = self.size - cur
+                room = self.cap - wild[r]
+                if cur >= self.size or need > min(wilds_in_hand, room):
+                    continue
+                # joker first: more table points, bigger risk if left in hand
+                key = (2, need, 0 if k == 1 else 1)
+            else:
+                # a pair + wild only with spare wild cards and a long hand
+                if wilds_in_hand < 2 or size < 8:
+                    continue
+                key = (3, -_V[r], 0 if k == 2 else 1)
+            key = (*key, a)
+            if best_key is None or key < best_key:
+                best, best_key = a, key
+        return best
+
+    # ------------------------------------------------------------------ discard
+    def _discard(self, v: TableView, legal: list[int]) -> int | None:
+        options = [a for a in legal if a >= A.DISCARD]
+        if not options:
+            return None
+        hand = v.hand
+        them_nat = v.nat[1]
+        left_known = v.known[1]
+        weight = 1.0 + v.pile_size / 5.0
+        best, best_key = None, None
+        for a in options:
+            c = DISCARDABLE[a - A.DISCARD]
+            if c == BLACK_THREE:
+                score = -1000.0
+            elif c == JOKER or c == TWO:
+                score = 5000.0 + _V[c]
+            else:
+                danger = 0.0
+                if them_nat[c]:
+                    danger += 300.0 if not v.frozen_them else 40.0
+                if left_known[c] >= 2:
+                    danger += 250.0
+                elif left_known[c] == 1 and not v.frozen_them:
+                    danger += 60.0
+                seen = (hand[c] + v.pile[c] + v.nat[0][c] + them_nat[c] + left_known[c]
+                        + v.known[2][c] + v.known[3][c])
+                unseen = max(0, 8 - seen)
+                danger += 6.0 * unseen
+                keep = (0.0, 0.0, 40.0, 80.0)[min(hand[c], 3)]
+                if v.nat[0][c]:
+                    keep += 30.0
+                score = danger * weight + keep + 0.5 * _V[c]
+            key = (score, a)
+            if best_key is None or key < best_key:
+                best, best_key = a, key
+        return best
