@@ -1,0 +1,415 @@
+"""Duplicate-deal evaluation of two policies.
+
+    python -m training.evaluate --a heuristic --b random --hands 1000
+    python -m training.evaluate --a checkpoints/run/model.zip --b heuristic --hands 2000 --workers 2 --json
+    python -m training.evaluate --a heuristic --b random --games 20
+
+POLICY is ``random``, ``heuristic`` or a checkpoint path (:mod:`training.policy_loader`).
+
+Duplicate deals: deal ``i`` has an env seed derived from ``--seed`` and ``i``; it is played
+twice through :class:`canasta_env.raw_env`, first with A at seats 0+2 (partnership 0),
+then with A at seats 1+3, so each partnership plays both sides of the same cards, dealer
+and starting scores. ``--hands N`` plays ``ceil(N / 2)`` deals (``2 * ceil(N / 2)``
+hands), one hand per episode, with ``starting_scores="sample"``: each deal's two
+cumulative scores are drawn by the env from the deal's seed (uniform over the four
+score bands), so every opening minimum (15 / 50 / 90 / 120) occurs. ``--games N`` plays
+``ceil(N / 2)`` deals of whole games (``episode="game"``, to 5,000, from 0 : 0) instead;
+the unit of the win rate and score difference is then a game.
+
+Figures (unit = hand, or game with ``--games``):
+
+- win rate of A: (wins + ties / 2) / units -- a tie (score difference 0) counts as half a
+  win; ties are also reported on their own. 95% Wilson interval over the units.
+- mean score difference A - B per unit with a 95% normal-approximation (z = 1.96)
+  interval computed over deals (the mean of each deal's two seatings), since the two
+  seatings of a deal are correlated by design.
+- opening success per opening minimum, for A and B: of the hands where the
+  partnership's minimum was k, the fraction in which it opened (read from the engine:
+  ``raw_env.game.minimum`` at the start of the hand, ``raw_env.game.opened`` before the
+  last decision, or the partnership went out).
+- decisions per hand (all four seats).
+
+Episodes cut by the env's ``max_decisions``, or stuck in a position where the seat on
+turn has no legal action (an engine bug; none should occur), are counted as
+``truncated`` (the stuck ones also as ``stuck``) and left out of the figures.
+
+Determinism: the env, every policy (``reset(seed)`` per episode, seed derived from the
+deal) and the deal seeds depend only on ``--seed``; ``--workers W`` splits the deals
+into contiguous chunks played by ``W`` processes and joins them in deal order, so the
+figures are identical for every ``W``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import multiprocessing
+import random
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from canasta_env import AGENTS, raw_env
+from canasta_env.policies import Policy
+
+from .policy_loader import PolicySpecError, load_policy
+
+Z95 = 1.959963984540054
+#: decisions after which a whole-game episode is cut (hand episodes use the env default)
+GAME_MAX_DECISIONS = 1_000_000
+_SEAT = {a: i for i, a in enumerate(AGENTS)}
+
+
+# ---------------------------------------------------------------------------- records
+@dataclass(frozen=True)
+class HandRecord:
+    """One finished hand, from A's point of view."""
+
+    deal: int
+    seating: int  # 0: A at seats 0+2, 1: A at seats 1+3
+    score_a: int  # hand scores
+    score_b: int
+    minimum_a: int  # opening minimums (points)
+    minimum_b: int
+    opened_a: bool
+    opened_b: bool
+    went_out: str  # "A", "B" or "" (stock exhausted)
+    decisions: int
+
+    @property
+    def diff(self) -> int:
+        return self.score_a - self.score_b
+
+
+@dataclass(frozen=True)
+class EpisodeRecord:
+    """One episode (a hand, or a whole game): its hands and A - B result."""
+
+    deal: int
+    seating: int
+    hands: tuple[HandRecord, ...]
+    total_a: int  # hand mode: hand scores; game mode: final cumulative scores
+    total_b: int
+    truncated: bool
+    stuck: bool = False  # the env offered the seat on turn no legal action (engine bug)
+
+    @property
+    def diff(self) -> int:
+        return self.total_a - self.total_b
+
+
+def deal_seed(seed: int, deal: int) -> int:
+    """Env seed of deal ``deal`` under evaluation seed ``seed`` (stable across processes
+    and Python versions: string seeding hashes with SHA-512)."""
+    return random.Random(f"canasta-eval/{seed}/{deal}").getrandbits(63)
+
+
+def make_env(variant: str = "classic", games: bool = False) -> raw_env:
+    """The env an evaluation plays: one hand per episode with sampled starting scores,
+    or whole games from 0 : 0."""
+    if games:
+        return raw_env(variant=variant, episode="game", max_decisions=GAME_MAX_DECISIONS)
+    return raw_env(variant=variant, episode="hand", starting_scores="sample")
+
+
+def play_episode(env: raw_env, seat_policies: Sequence[Policy], seed: int, deal: int = 0,
+                 seating: int = 0) -> EpisodeRecord:
+    """Play one episode of ``env`` from ``env.reset(seed=seed)``; ``seat_policies[s]``
+    plays seat ``s``; A is partnership ``seating`` (seats ``seating`` and
+    ``seating + 2``). Each distinct policy object is reset once with a seed derived from
+    ``seed`` and its side.
+
+    Raises:
+        canasta_env.engine.IllegalActionError: a policy chose an illegal action.
+    """
+    a_team = seating
+    env.reset(seed=seed)
+    seen: set[int] = set()
+    for s, p in enumerate(seat_policies):
+        if id(p) not in seen:
+            seen.add(id(p))
+            p.reset(random.Random(f"{seed}/{seating}/{s}").getrandbits(63))
+    hands: list[HandRecord] = []
+    game = env.game
+    hand_no = game.hand_number
+    minimum = list(game.minimum)
+    decisions = 0
+    stuck = False
+    terms, truncs, infos = env.terminations, env.truncations, env.infos
+    while True:
+        agent = env.agent_selection
+        if env.terminations[agent] or env.truncations[agent]:
+            break
+        obs = env.observe(agent)
+        if not obs["action_mask"].any():
+            stuck = True
+            break
+        action = seat_policies[_SEAT[agent]].act(obs["observation"], obs["action_mask"])
+        opened = list(game.opened)
+        env.step(action)
+        decisions += 1
+        terms, truncs, infos = env.terminations, env.truncations, env.infos
+        if any(truncs.values()):
+            break
+        game = env.game
+        if game.hand_number != hand_no or any(terms.values()):
+            sheets = infos[AGENTS[0]]["score_sheets"]
+            out = [sheets[t]["going_out"] > 0 for t in (0, 1)]
+            a, b = a_team, 1 - a_team
+            hands.append(HandRecord(
+                deal=deal, seating=seating,
+                score_a=sheets[a]["hand_score"], score_b=sheets[b]["hand_score"],
+                minimum_a=minimum[a], minimum_b=minimum[b],
+                opened_a=opened[a] or out[a], opened_b=opened[b] or out[b],
+                went_out="A" if out[a] else "B" if out[b] else "", decisions=decisions))
+            decisions = 0
+            hand_no = game.hand_number
+            minimum = list(game.minimum)
+    truncated = stuck or any(env.truncations.values())
+    if truncated or not hands:
+        return EpisodeRecord(deal, seating, tuple(hands), 0, 0, True, stuck)
+    if env.episode == "hand":
+        h = hands[-1]
+        return EpisodeRecord(deal, seating, tuple(hands), h.score_a, h.score_b, False)
+    sheets = infos[AGENTS[0]]["score_sheets"]
+    return EpisodeRecord(deal, seating, tuple(hands), sheets[a_team]["total"],
+                         sheets[1 - a_team]["total"], False)
+
+
+def play_deals(policy_a: Policy, policy_b: Policy, deals: Sequence[int], seed: int,
+               variant: str = "classic", games: bool = False) -> list[EpisodeRecord]:
+    """Play each deal index in ``deals`` twice (A at seats 0+2, then 1+3)."""
+    env = make_env(variant, games)
+    out = []
+    for d in deals:
+        s = deal_seed(seed, d)
+        for seating in (0, 1):
+            seats = [policy_a if p % 2 == seating else policy_b for p in range(4)]
+            out.append(play_episode(env, seats, s, d, seating))
+    return out
+
+
+# ---------------------------------------------------------------------------- workers
+_WORKER: dict = {}
+
+
+def _init_worker(spec_a: str, spec_b: str) -> None:
+    _WORKER["a"] = load_policy(spec_a)
+    _WORKER["b"] = load_policy(spec_b)
+
+
+def _run_chunk(job: tuple[list[int], int, str, bool]) -> list[EpisodeRecord]:
+    deals, seed, variant, games = job
+    return play_deals(_WORKER["a"], _WORKER["b"], deals, seed, variant, games)
+
+
+def _chunks(n: int, size: int) -> list[list[int]]:
+    return [list(range(i, min(n, i + size))) for i in range(0, n, size)]
+
+
+# ---------------------------------------------------------------------------- statistics
+def wilson(p: float, n: int, z: float = Z95) -> tuple[float, float]:
+    """Wilson score interval of a proportion ``p`` over ``n`` trials."""
+    if n == 0:
+        return (0.0, 1.0)
+    den = 1 + z * z / n
+    mid = (p + z * z / (2 * n)) / den
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
+    return (max(0.0, mid - half), min(1.0, mid + half))
+
+
+def mean_ci(values: Sequence[float], z: float = Z95) -> tuple[float, tuple[float, float]]:
+    """Mean and normal-approximation interval (``z`` standard errors)."""
+    n = len(values)
+    if n == 0:
+        return 0.0, (0.0, 0.0)
+    m = math.fsum(values) / n
+    if n < 2:
+        return m, (m, m)
+    var = math.fsum((x - m) ** 2 for x in values) / (n - 1)
+    half = z * math.sqrt(var / n)
+    return m, (m - half, m + half)
+
+
+def summarize(episodes: Sequence[EpisodeRecord], levels: Sequence[int],
+              unit: str = "hand") -> dict:
+    """The evaluation figures (see the module docstring) of played episodes, in the
+    order played."""
+    done = [e for e in episodes if not e.truncated]
+    n = len(done)
+    wins = sum(1 for e in done if e.diff > 0)
+    ties = sum(1 for e in done if e.diff == 0)
+    losses = n - wins - ties
+    win_rate = (wins + 0.5 * ties) / n if n else 0.0
+    by_deal: dict[int, list[int]] = {}
+    for e in done:
+        by_deal.setdefault(e.deal, []).append(e.diff)
+    mean_diff = math.fsum(e.diff for e in done) / n if n else 0.0
+    _, deal_ci = mean_ci([sum(v) / len(v) for v in by_deal.values()])
+    hands = [h for e in done for h in e.hands]
+    opening: dict[str, dict[str, float | None]] = {}
+    counts: dict[str, dict[str, int]] = {}
+    for side in ("a", "b"):
+        rates: dict[str, float | None] = {}
+        cnt: dict[str, int] = {}
+        for lv in levels:
+            sel = [getattr(h, f"opened_{side}") for h in hands if getattr(h, f"minimum_{side}") == lv]
+            cnt[str(lv)] = len(sel)
+            rates[str(lv)] = (sum(sel) / len(sel)) if sel else None
+        opening[side], counts[side] = rates, cnt
+    nh = len(hands)
+    out = {
+        "unit": unit,
+        "hands": nh,
+        "deals": len(by_deal),
+        "episodes": n,
+        "truncated": len(episodes) - n,
+        "stuck": sum(1 for e in episodes if e.stuck),
+        "wins": wins,
+        "ties": ties,
+        "losses": losses,
+        "win_rate": win_rate,
+        "win_rate_ci": list(wilson(win_rate, n)),
+        "mean_score_diff": mean_diff,
+        "score_diff_ci": list(deal_ci),
+        "mean_hand_score_a": math.fsum(h.score_a for h in hands) / nh if nh else 0.0,
+        "mean_hand_score_b": math.fsum(h.score_b for h in hands) / nh if nh else 0.0,
+        "went_out_a": sum(h.went_out == "A" for h in hands) / nh if nh else 0.0,
+        "went_out_b": sum(h.went_out == "B" for h in hands) / nh if nh else 0.0,
+        "opening_success_a": opening["a"],
+        "opening_success_b": opening["b"],
+        "opening_hands_a": counts["a"],
+        "opening_hands_b": counts["b"],
+        "decisions_per_hand": math.fsum(h.decisions for h in hands) / nh if nh else 0.0,
+    }
+    if unit == "game":
+        out["games"] = n
+        out["hand_mean_score_diff"] = math.fsum(h.diff for h in hands) / nh if nh else 0.0
+    return out
+
+
+# ---------------------------------------------------------------------------- driver
+def evaluate_policies(a: str | Policy, b: str | Policy, hands: int = 1000, *,
+                      games: int | None = None, variant: str = "classic", seed: int = 0,
+                      workers: int = 1, progress: bool = False) -> dict:
+    """Evaluate A against B on duplicate deals; returns the figures of :func:`summarize`
+    plus the run's parameters (``a``, ``b``, ``seed``, ``variant``, ``seconds``).
+
+    Args:
+        a, b: policy specs (``"random"``, ``"heuristic"``, a checkpoint path) or policy
+            objects (objects need ``workers=1``).
+        hands: hands to play (rounded up to an even number: two per deal).
+        games: play this many whole games (rounded up to even) instead of hands.
+        workers: processes; the figures do not depend on it.
+        progress: tqdm progress bar on stderr.
+
+    Raises:
+        ValueError: bad counts, or policy objects with ``workers > 1``.
+        PolicySpecError: a spec names no policy.
+    """
+    count = hands if games is None else games
+    if not isinstance(count, int) or count < 1:
+        raise ValueError(f"the number of {'hands' if games is None else 'games'} must be a "
+                         f"positive int, got {count!r}")
+    if not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"workers must be a positive int, got {workers!r}")
+    is_games = games is not None
+    n_deals = (count + 1) // 2
+    specs = isinstance(a, str) and isinstance(b, str)
+    if workers > 1 and not specs:
+        raise ValueError("workers > 1 needs policy specs (strings), not policy objects")
+    pol_a = load_policy(a) if isinstance(a, str) else a
+    pol_b = load_policy(b) if isinstance(b, str) else b
+    levels = [m for _, m in make_env(variant, is_games).rules.opening_minimums]
+    unit = "game" if is_games else "hand"
+    t0 = time.perf_counter()
+    episodes: list[EpisodeRecord] = []
+    from tqdm import tqdm
+
+    with tqdm(total=2 * n_deals, unit=unit, file=sys.stderr, disable=not progress,
+              desc=f"{_label(a)} vs {_label(b)}") as bar:
+        if workers == 1:
+            size = max(1, min(50, n_deals // 20 or 1))
+            for chunk in _chunks(n_deals, size):
+                episodes.extend(play_deals(pol_a, pol_b, chunk, seed, variant, is_games))
+                bar.update(2 * len(chunk))
+        else:
+            size = max(1, math.ceil(n_deals / (workers * 8)))
+            jobs = [(c, seed, variant, is_games) for c in _chunks(n_deals, size)]
+            ctx = multiprocessing.get_context("spawn")
+            with ctx.Pool(workers, initializer=_init_worker, initargs=(a, b)) as pool:
+                for res in pool.imap(_run_chunk, jobs):
+                    episodes.extend(res)
+                    bar.update(len(res))
+    out = summarize(episodes, levels, unit)
+    out.update(a=_label(a), b=_label(b), seed=seed, variant=variant, workers=workers,
+               seconds=round(time.perf_counter() - t0, 2))
+    return out
+
+
+def _label(p: str | Policy) -> str:
+    return p if isinstance(p, str) else getattr(p, "name", type(p).__name__)
+
+
+def format_table(r: dict) -> str:
+    """The figures as a plain-text table."""
+    unit = r["unit"]
+    lo, hi = r["win_rate_ci"]
+    dlo, dhi = r["score_diff_ci"]
+    rows = [
+        (f"{unit}s played", f"{r['episodes']} ({r['deals']} deals x 2 seatings)"
+         + (f", {r['hands']} hands" if unit == "game" else "")),
+        ("A / B", f"{r['a']} / {r['b']}"),
+        ("A wins / ties / losses", f"{r['wins']} / {r['ties']} / {r['losses']}"),
+        ("win rate of A (tie = 1/2)", f"{r['win_rate']:.3f}  95% CI [{lo:.3f}, {hi:.3f}]"),
+        (f"mean score diff A-B per {unit}",
+         f"{r['mean_score_diff']:+.1f}  95% CI [{dlo:+.1f}, {dhi:+.1f}]"),
+        ("mean hand score A / B", f"{r['mean_hand_score_a']:.1f} / {r['mean_hand_score_b']:.1f}"),
+        ("went out A / B", f"{r['went_out_a']:.3f} / {r['went_out_b']:.3f}"),
+    ]
+    for side in ("a", "b"):
+        parts = []
+        for lv, rate in r[f"opening_success_{side}"].items():
+            n = r[f"opening_hands_{side}"][lv]
+            parts.append(f"{lv}: " + ("  n/a" if rate is None else f"{rate:.3f}") + f" (n={n})")
+        rows.append((f"opening success {side.upper()} by minimum", ", ".join(parts)))
+    rows.append(("decisions per hand", f"{r['decisions_per_hand']:.1f}"))
+    if r["truncated"]:
+        rows.append(("truncated / stuck (left out)", f"{r['truncated']} / {r['stuck']}"))
+    rows.append(("time", f"{r['seconds']:.1f} s, {r['workers']} worker(s), seed {r['seed']}"))
+    w = max(len(k) for k, _ in rows)
+    return "\n".join(f"{k:<{w}}  {v}" for k, v in rows)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m training.evaluate",
+                                description="Duplicate-deal evaluation of policy A against B.")
+    p.add_argument("--a", required=True, help="policy A: random, heuristic or a checkpoint path")
+    p.add_argument("--b", required=True, help="policy B: random, heuristic or a checkpoint path")
+    p.add_argument("--hands", type=int, default=1000, help="hands to play (2 per deal)")
+    p.add_argument("--games", type=int, default=None,
+                   help="play this many whole games to 5,000 instead of single hands")
+    p.add_argument("--variant", default="classic", choices=["classic"])
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--workers", type=int, default=1)
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    args = p.parse_args(argv)
+    try:
+        r = evaluate_policies(args.a, args.b, args.hands, games=args.games, variant=args.variant,
+                              seed=args.seed, workers=args.workers,
+                              progress=not args.no_progress)
+    except (PolicySpecError, ValueError) as e:
+        p.error(str(e))
+    print(json.dumps(r) if args.json else format_table(r))
+    return 0
+
+
+__all__ = ["HandRecord", "EpisodeRecord", "deal_seed", "make_env", "play_episode",
+           "play_deals", "summarize", "evaluate_policies", "format_table", "wilson",
+           "mean_ci", "main"]
+
+if __name__ == "__main__":
+    raise SystemExit(main())
