@@ -1,0 +1,183 @@
+"""Training pipeline: config validation, the partnership adapter, a smoke run that
+trains, saves, reloads, resumes and evaluates, and checkpoint errors."""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sb3_contrib", reason="the training extra is part of the test install")
+
+from canasta_env import OBS_SIZE  # noqa: E402
+from canasta_env.engine import NUM_ACTIONS  # noqa: E402
+from canasta_env.policies import RandomPolicy  # noqa: E402
+from training.adapter import PartnershipEnv  # noqa: E402
+from training.checkpoint import CheckpointError, load_model, load_policy_checkpoint  # noqa: E402
+from training.config import ConfigError, TrainConfig, load_config  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+# ----------------------------------------------------------------------------- config
+def test_shipped_configs_validate():
+    for name in ("classic", "smoke"):
+        cfg = load_config(ROOT / "configs" / f"{name}.yaml")
+        assert isinstance(cfg, TrainConfig)
+    assert load_config(ROOT / "configs" / "classic.yaml").starting_scores == "sample"
+
+
+@pytest.mark.parametrize("text, needle", [
+    ("run_name: x\nlearning_rat: 0.1\n", "learning_rat"),
+    ("ppo: {learning_rate: -1}\n", "ppo.learning_rate"),
+    ("n_envs: 0\n", "n_envs"),
+    ("ppo: {n_steps: 16, batch_size: 64}\nn_envs: 1\n", "batch_size"),
+    ("opponents: {random: 0, heuristic: 0, snapshots: 0}\n", "weights"),
+    ("- a\n- b\n", "mapping"),
+    ("run_name: [unclosed\n", "not valid YAML"),
+    ("run_name: 'bad/name'\n", "run_name"),
+])
+def test_bad_config_is_a_clear_error(tmp_path, text, needle):
+    p = tmp_path / "c.yaml"
+    p.write_text(text)
+    with pytest.raises(ConfigError, match=needle.replace("[", r"\[")):
+        load_config(p)
+
+
+def test_missing_config_file(tmp_path):
+    with pytest.raises(ConfigError, match="does not exist"):
+        load_config(tmp_path / "nope.yaml")
+
+
+# ----------------------------------------------------------------------------- adapter
+def test_adapter_transitions_belong_to_the_learner_seat():
+    pool = [(1.0, lambda rng: RandomPolicy(seed=int(rng.integers(1000))))]
+    env = PartnershipEnv(pool, starting_scores="sample")
+    rng = np.random.default_rng(0)
+    for ep in range(20):
+        obs, _ = env.reset(seed=ep)
+        done = False
+        steps = 0
+        while not done:
+            raw = env.raw
+            seat = int(raw.agent_selection[-1])
+            assert seat % 2 == env.team
+            own = raw.observe(raw.agent_selection)
+            np.testing.assert_array_equal(obs, own["observation"])
+            mask = env.action_masks()
+            np.testing.assert_array_equal(mask, own["action_mask"].astype(bool))
+            assert mask.any()
+            obs, reward, term, trunc, info = env.step(int(rng.choice(np.flatnonzero(mask))))
+            done = term or trunc
+            steps += 1
+            if not done:
+                assert reward == 0.0
+        hs = info["hand_scores"]
+        mine, theirs = hs[env.team], hs[1 - env.team]
+        assert reward == pytest.approx((mine - theirs) * 0.001)
+        assert steps > 5
+
+
+def test_adapter_spaces():
+    env = PartnershipEnv([(1.0, lambda rng: RandomPolicy(seed=0))])
+    assert env.observation_space.shape == (OBS_SIZE,)
+    assert env.action_space.n == NUM_ACTIONS
+
+
+# ----------------------------------------------------------------------------- smoke run
+def _events(tb_dir: Path) -> tuple[set[str], set[str]]:
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    scalars: set[str] = set()
+    texts: set[str] = set()
+    for run in tb_dir.iterdir():
+        acc = EventAccumulator(str(run), size_guidance={"tensors": 0})
+        acc.Reload()
+        scalars |= set(acc.Tags()["scalars"])
+        texts |= set(acc.Tags()["tensors"])
+    return scalars, texts
+
+
+def test_smoke_config_trains_saves_resumes_and_evaluates(tmp_path):
+    from training.evaluate import evaluate_policies
+    from training.train import train
+
+    cfg = load_config(ROOT / "configs" / "smoke.yaml", checkpoint_dir=str(tmp_path / "ck"),
+                      tensorboard_dir=str(tmp_path / "tb"))
+    final = train(cfg)
+    run = tmp_path / "ck" / "smoke"
+    assert final == run / "final.zip" and final.is_file()
+    assert (run / "config.yaml").is_file()
+    assert load_config(run / "config.yaml") == cfg
+    assert sorted(p.name for p in run.glob("model_*.zip")), "periodic checkpoints written"
+    assert list((run / "snapshots").glob("snapshot_*.zip")), "snapshots join the opponent pool"
+    assert final.stat().st_size < 5_000_000
+    tb_runs = list((tmp_path / "tb").iterdir())
+    assert len(tb_runs) == 1
+    scalars, texts = _events(tmp_path / "tb")
+    for tag in ("eval_random/win_rate", "eval_heuristic/win_rate",
+                "eval_random/mean_score_diff", "eval_heuristic/decisions_per_hand",
+                "time/env_steps_per_s"):
+        assert tag in scalars, tag
+    assert any(t.startswith("eval_random/opening_success_") for t in scalars)
+    assert "hyperparameters/text_summary" in texts
+
+    # a second run with the same name does not overwrite the first one
+    with pytest.raises(ConfigError, match="already holds"):
+        train(cfg)
+
+    # resume continues the same TensorBoard run and the step count
+    before = load_model(final).num_timesteps
+    cfg2 = cfg.model_copy(update={"total_timesteps": before + 512})
+    final2 = train(cfg2, resume=str(final))
+    assert load_model(final2).num_timesteps >= before + 512
+    assert len(list((tmp_path / "tb").iterdir())) == 1
+
+    # reload as a policy and evaluate on duplicate deals
+    pol = load_policy_checkpoint(final2)
+    res = evaluate_policies(pol, "random", hands=4, seed=3)
+    assert res["hands"] == 4
+    assert 0.0 <= res["win_rate"] <= 1.0
+    res2 = evaluate_policies(str(final2), "random", hands=4, seed=3)
+    assert res2["win_rate"] == res["win_rate"]
+    assert res2["mean_score_diff"] == res["mean_score_diff"]
+
+
+# ----------------------------------------------------------------------------- errors
+def test_corrupt_checkpoint_is_a_clear_error(tmp_path):
+    bad = tmp_path / "bad.zip"
+    bad.write_bytes(b"this is not a zip file")
+    with pytest.raises(CheckpointError, match="not a MaskablePPO .zip"):
+        load_model(bad)
+    broken = tmp_path / "broken.zip"
+    with zipfile.ZipFile(broken, "w") as z:
+        z.writestr("data", "{not json")
+    with pytest.raises(CheckpointError, match="could not be loaded|does not match"):
+        load_model(broken)
+    with pytest.raises(CheckpointError, match="does not exist"):
+        load_model(tmp_path / "missing.zip")
+
+
+def test_mismatched_checkpoint_is_a_clear_error(tmp_path):
+    import gymnasium as gym
+    from sb3_contrib import MaskablePPO
+
+    class Other(gym.Env):
+        observation_space = gym.spaces.Box(0, 1, (7,), np.float32)
+        action_space = gym.spaces.Discrete(3)
+
+        def reset(self, *, seed=None, options=None):
+            return np.zeros(7, np.float32), {}
+
+        def step(self, a):
+            return np.zeros(7, np.float32), 0.0, True, False, {}
+
+        def action_masks(self):
+            return np.ones(3, bool)
+
+    path = tmp_path / "other.zip"
+    MaskablePPO("MlpPolicy", Other(), n_steps=8, batch_size=8).save(path)
+    with pytest.raises(CheckpointError, match=r"observation shape \(7,\) and 3 actions"):
+        load_model(path)
