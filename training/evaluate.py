@@ -52,6 +52,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from canasta_env import AGENTS, raw_env
+from canasta_env.engine import preset
 from canasta_env.policies import Policy
 
 from .policy_loader import PolicySpecError, load_policy
@@ -291,11 +292,57 @@ def summarize(episodes: Sequence[EpisodeRecord], levels: Sequence[int],
 
 
 # ---------------------------------------------------------------------------- driver
+def play_match(a: str | Policy, b: str | Policy, deals: int, *, seed: int = 0,
+               variant: str = "classic", games: bool = False, workers: int = 1,
+               progress: bool = False) -> list[EpisodeRecord]:
+    """Play deals ``0 .. deals - 1`` twice each (seatings swapped); the records in deal
+    order, the same for every ``workers``.
+
+    Args:
+        a, b: policy specs or policy objects (objects need ``workers=1``).
+        games: whole games per episode instead of one hand.
+        workers: processes (``spawn``); each loads its own policies from the specs.
+        progress: tqdm progress bar on stderr.
+
+    Raises:
+        ValueError: bad counts, or policy objects with ``workers > 1``.
+        PolicySpecError: a spec names no policy.
+    """
+    if not isinstance(deals, int) or deals < 1:
+        raise ValueError(f"the number of deals must be a positive int, got {deals!r}")
+    if not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"workers must be a positive int, got {workers!r}")
+    if workers > 1 and not (isinstance(a, str) and isinstance(b, str)):
+        raise ValueError("workers > 1 needs policy specs (strings), not policy objects")
+    # load here even with workers: a bad spec fails at once, not inside a worker
+    pol_a = load_policy(a) if isinstance(a, str) else a
+    pol_b = load_policy(b) if isinstance(b, str) else b
+    from tqdm import tqdm
+
+    episodes: list[EpisodeRecord] = []
+    with tqdm(total=2 * deals, unit="game" if games else "hand", file=sys.stderr,
+              disable=not progress, desc=f"{_label(a)} vs {_label(b)}") as bar:
+        if workers == 1:
+            for chunk in _chunks(deals, max(1, min(50, deals // 20))):
+                episodes.extend(play_deals(pol_a, pol_b, chunk, seed, variant, games))
+                bar.update(2 * len(chunk))
+        else:
+            size = max(1, math.ceil(deals / (workers * 8)))
+            jobs = [(c, seed, variant, games) for c in _chunks(deals, size)]
+            ctx = multiprocessing.get_context("spawn")
+            with ctx.Pool(workers, initializer=_init_worker, initargs=(a, b)) as pool:
+                for res in pool.imap(_run_chunk, jobs):
+                    episodes.extend(res)
+                    bar.update(len(res))
+    return episodes
+
+
 def evaluate_policies(a: str | Policy, b: str | Policy, hands: int = 1000, *,
                       games: int | None = None, variant: str = "classic", seed: int = 0,
                       workers: int = 1, progress: bool = False) -> dict:
     """Evaluate A against B on duplicate deals; returns the figures of :func:`summarize`
-    plus the run's parameters (``a``, ``b``, ``seed``, ``variant``, ``seconds``).
+    plus the run's parameters (``a``, ``b``, ``seed``, ``variant``, ``workers``,
+    ``seconds``).
 
     Args:
         a, b: policy specs (``"random"``, ``"heuristic"``, a checkpoint path) or policy
@@ -310,43 +357,22 @@ def evaluate_policies(a: str | Policy, b: str | Policy, hands: int = 1000, *,
         PolicySpecError: a spec names no policy.
     """
     count = hands if games is None else games
-    if not isinstance(count, int) or count < 1:
+    if not isinstance(count, int) or isinstance(count, bool) or count < 1:
         raise ValueError(f"the number of {'hands' if games is None else 'games'} must be a "
                          f"positive int, got {count!r}")
-    if not isinstance(workers, int) or workers < 1:
-        raise ValueError(f"workers must be a positive int, got {workers!r}")
     is_games = games is not None
-    n_deals = (count + 1) // 2
-    specs = isinstance(a, str) and isinstance(b, str)
-    if workers > 1 and not specs:
-        raise ValueError("workers > 1 needs policy specs (strings), not policy objects")
-    pol_a = load_policy(a) if isinstance(a, str) else a
-    pol_b = load_policy(b) if isinstance(b, str) else b
-    levels = [m for _, m in make_env(variant, is_games).rules.opening_minimums]
-    unit = "game" if is_games else "hand"
     t0 = time.perf_counter()
-    episodes: list[EpisodeRecord] = []
-    from tqdm import tqdm
-
-    with tqdm(total=2 * n_deals, unit=unit, file=sys.stderr, disable=not progress,
-              desc=f"{_label(a)} vs {_label(b)}") as bar:
-        if workers == 1:
-            size = max(1, min(50, n_deals // 20 or 1))
-            for chunk in _chunks(n_deals, size):
-                episodes.extend(play_deals(pol_a, pol_b, chunk, seed, variant, is_games))
-                bar.update(2 * len(chunk))
-        else:
-            size = max(1, math.ceil(n_deals / (workers * 8)))
-            jobs = [(c, seed, variant, is_games) for c in _chunks(n_deals, size)]
-            ctx = multiprocessing.get_context("spawn")
-            with ctx.Pool(workers, initializer=_init_worker, initargs=(a, b)) as pool:
-                for res in pool.imap(_run_chunk, jobs):
-                    episodes.extend(res)
-                    bar.update(len(res))
-    out = summarize(episodes, levels, unit)
+    episodes = play_match(a, b, (count + 1) // 2, seed=seed, variant=variant, games=is_games,
+                          workers=workers, progress=progress)
+    out = summarize(episodes, opening_levels(variant), "game" if is_games else "hand")
     out.update(a=_label(a), b=_label(b), seed=seed, variant=variant, workers=workers,
                seconds=round(time.perf_counter() - t0, 2))
     return out
+
+
+def opening_levels(variant: str = "classic") -> list[int]:
+    """The opening minimums (points) of a variant, lowest first."""
+    return [m for _, m in preset(variant).opening_minimums]
 
 
 def _label(p: str | Policy) -> str:
@@ -408,8 +434,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 __all__ = ["HandRecord", "EpisodeRecord", "deal_seed", "make_env", "play_episode",
-           "play_deals", "summarize", "evaluate_policies", "format_table", "wilson",
-           "mean_ci", "main"]
+           "play_deals", "play_match", "opening_levels", "summarize", "evaluate_policies",
+           "format_table", "wilson", "mean_ci", "main"]
 
 if __name__ == "__main__":
     raise SystemExit(main())
