@@ -422,13 +422,10 @@ class HeuristicPolicy:
     def _meld_phase(self, v: TableView, legal: list[int], legal_set: set[int]) -> int | None:
         melds = [a for a in legal if _MELD_LO <= a < _MELD_HI or a == A.MELD_BLACK_THREES]
         if not v.opened[0]:
-            if melds and (v.laid or not v.asked_no):
-                # the mask offers an opening only if the minimum stays reachable
-                opening = self._opening(v, melds)
-                if opening is not None:
-                    return opening
-            return self._discard(v, legal) if any(a >= A.DISCARD for a in legal) else melds[0] \
-                if melds else None
+            # the mask offers a meld to an unopened partnership only if the minimum stays
+            # reachable this turn: open as soon as it does
+            opening = self._opening(v, melds)
+            return opening if opening is not None else self._discard(v, legal)
         hand = v.hand
         size = sum(hand)
         nat, wild = v.nat[0], v.wild[0]
