@@ -218,7 +218,9 @@ def wilson(p: float, n: int, z: float = Z95) -> tuple[float, float]:
     den = 1 + z * z / n
     mid = (p + z * z / (2 * n)) / den
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
-    return (max(0.0, mid - half), min(1.0, mid + half))
+    lo = 0.0 if p <= 0 else max(0.0, mid - half)
+    hi = 1.0 if p >= 1 else min(1.0, mid + half)
+    return (lo, hi)
 
 
 def mean_ci(values: Sequence[float], z: float = Z95) -> tuple[float, tuple[float, float]]:
