@@ -358,11 +358,13 @@ class HeuristicPolicy:
 
     # ------------------------------------------------------------------ draw
     def _draw(self, v: TableView, legal: set[int]) -> int:
-        # a take that would leave no card in hand (a one-card pile taken with the last
-        # two cards) is avoided: the engine does not end the hand there (dead end)
+        # a take that melds the last cards (a one-card pile taken with the last two) goes
+        # out: only when going out is wanted
         size = sum(v.hand)
         gained = v.pile_size - 1 - v.pile[RED_THREE]
-        takes = [k for k in _TAKES if k in legal and size - _TAKE_USES[k] + gained > 0]
+        takes = [k for k in _TAKES if k in legal]
+        if any(size - _TAKE_USES[k] + gained <= 0 for k in takes) and not self._want_out(v):
+            takes = [k for k in takes if size - _TAKE_USES[k] + gained > 0]
         if v.stock == 0 or A.DRAW_STOCK not in legal:
             # stock exhausted: every take is voluntary unless forced (then no decline)
             for k in (A.TAKE_ONTO_MELD, A.TAKE_PAIR):
