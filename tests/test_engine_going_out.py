@@ -180,3 +180,25 @@ def test_not_concealed_when_the_player_melded_earlier():
     g = melding("Q Q Q Q Q Q Q 9", {"K": meld(3)}, seat_melded=[True, False, True, False])
     play(g, "meld Q: 3 naturals", *["add natural to Q meld"] * 4, "discard 9")
     assert g.concealed is False and g.sheets[0].going_out == 100
+
+
+def test_going_out_by_taking_a_one_card_pile_with_the_last_pair():
+    # engine bug found by random play: the take melded the last two cards but the hand
+    # did not end, leaving the player with no legal action
+    g = build(hands=("A A", S1, S2, "Q Q 5 6 7 9 9 9 K K K"), melds=({"4": meld(7)}, {}),
+              pile="A")
+    assert legal_names(g) == ["draw from stock", "take pile with a natural pair"]
+    play(g, "take pile with a natural pair")
+    assert g.phase == Phase.HAND_OVER and g.went_out == 0 and g.concealed is False
+    assert to_position(g)["melds"][0] == {"4": meld(7), "A": meld(3)}
+    assert (g.sheets[0].table, g.sheets[0].canasta_bonus, g.sheets[0].going_out) == \
+        (60 + 35, 500, 100)
+    # with the one-card restriction lifted: a single K taken onto the K meld, then the
+    # last card is melded too
+    g = build(hands=("K", S1, S2, S3), melds=({"4": meld(7), "K": meld(3)}, {}), pile="K",
+              options={"one_card_pile_restriction": False})
+    play(g, "take pile onto our meld")
+    assert legal_names(g) == ["add natural to K meld", "ask partner: may I go out?",
+                              "discard K"]
+    play(g, "add natural to K meld")
+    assert g.went_out == 0 and g.hand_over and to_position(g)["melds"][0]["K"] == meld(5)

@@ -162,3 +162,16 @@ def test_opening_that_would_leave_one_card_is_not_offered():
     play(g, "meld K: 3 naturals", "meld 4: 3 naturals", "add natural to 4 meld")
     assert g.opened == [True, False]
     assert legal_names(g) == ["discard 9", "discard J"]
+
+
+def test_pickup_legal_actions_are_sorted():
+    # engine bug found by random play: in PICKUP the ids came out unsorted (add to the 4
+    # meld listed before starting the K meld)
+    g = build(hands=("4 4 4 K K K Q J 9 8 6", S1, S2, "Q Q 5 6 7 9 10 10 A A A"),
+              pile="A 4")
+    play(g, "take pile with a natural pair")
+    assert g.phase == Phase.PICKUP and g.turn_points == 15
+    assert legal_names(g) == ["meld K: 3 naturals", "add natural to 4 meld"]
+    assert g.legal_actions() == sorted(g.legal_actions())
+    play(g, "add natural to 4 meld", "meld K: 3 naturals")
+    assert g.phase == Phase.MELD and g.opened == [True, False]

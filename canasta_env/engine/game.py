@@ -459,6 +459,7 @@ class Game:
                             nat[r] -= 2
                             wild[r] -= 1
         if pickup:
+            legal.sort()
             return legal
         # black 3s: only as part of going out
         b3 = hand[BLACK_THREE]
@@ -474,6 +475,7 @@ class Game:
         if self.no_discard:
             if opened or not self.laid:
                 legal.append(A.FINISH_TURN)
+            legal.sort()
             return legal
         # discards
         opening_ok = opened or not self.laid
@@ -613,6 +615,9 @@ class Game:
         self.pile_frozen = False
         if self.opened[team] or self.turn_points >= self.minimum[team]:
             self._collect_pile()
+            if not any(hand):
+                # the take melded the last cards (a one-card pile): the player is out
+                self._go_out(seat)
         else:
             self.phase = Phase.PICKUP
 
@@ -941,7 +946,10 @@ def from_position(pos: dict) -> Game:
 
     g.hands = [_counts(h, f"hands[{i}]") for i, h in enumerate(seats("hands"))]
     g.known = [_counts(h, f"known[{i}]") for i, h in enumerate(seats("known"))]
-    g.red3 = [int(x) for x in seats("red_threes")]
+    g.red3 = seats("red_threes")
+    if not all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in g.red3):
+        raise PositionError(f"red_threes must be 4 counts >= 0, got {g.red3!r}")
+    g.red3 = list(g.red3)
     g.stock = _classes(get("stock", list), "stock")
     g.pile = _classes(get("pile", list), "pile")
     g.pile_frozen = bool(get("pile_frozen", bool))
@@ -967,8 +975,14 @@ def from_position(pos: dict) -> Game:
                 raise PositionError(f"melds[{t}][{name!r}] is not a legal meld: "
                                     f"{n} naturals, {j} jokers, {w} twos")
             g.nat[t][r], g.jok[t][r], g.two[t][r] = n, j, w
-    g.opened = [bool(x) for x in get("opened", list)]
-    g.minimum = [int(x) for x in get("minimum", list)]
+    g.opened = get("opened", list)
+    g.minimum = get("minimum", list)
+    if len(g.opened) != 2 or not all(isinstance(x, bool) for x in g.opened):
+        raise PositionError(f"opened must be 2 bools (one per partnership), got {g.opened!r}")
+    if len(g.minimum) != 2 or not all(isinstance(x, int) and not isinstance(x, bool)
+                                      for x in g.minimum):
+        raise PositionError(f"minimum must be 2 ints (one per partnership), got {g.minimum!r}")
+    g.opened, g.minimum = list(g.opened), list(g.minimum)
     g.seat_melded = [bool(x) for x in seats("seat_melded")]
     turn = get("turn", dict)
     try:
@@ -987,9 +1001,14 @@ def from_position(pos: dict) -> Game:
     g.concealed = bool(pos.get("concealed", False))
     g.decisions = int(pos.get("decisions", 0))
     sheets = pos.get("sheets")
-    g.sheets = None if sheets is None else [
-        ScoreSheet(**{k: s[k] for k in ("table", "canasta_bonus", "red_threes", "going_out",
-                                        "hand_penalty", "previous")}) for s in sheets]
+    try:
+        g.sheets = None if sheets is None else [
+            ScoreSheet(**{k: int(s[k]) for k in ("table", "canasta_bonus", "red_threes",
+                                                  "going_out", "hand_penalty", "previous")})
+            for s in sheets]
+    except (KeyError, TypeError, ValueError) as e:
+        raise PositionError(f"bad score sheets (need table, canasta_bonus, red_threes, "
+                            f"going_out, hand_penalty, previous): {e!r}") from None
     g.log = list(pos.get("log", []))
     g._legal = None
     # consistency: the cards add up to the pack
