@@ -7,7 +7,15 @@ import random
 
 from canasta_env.engine import actions as A
 from canasta_env.engine import game as G
-from canasta_env.engine.cards import CLASS_NAMES, NAME_TO_CLASS, NUM_CLASSES, deck_counts
+from canasta_env.engine.cards import (
+    CLASS_NAMES,
+    JOKER,
+    NAME_TO_CLASS,
+    NUM_CLASSES,
+    RED_THREE,
+    TWO,
+    deck_counts,
+)
 
 PACK = deck_counts(2, 4)
 
@@ -120,18 +128,18 @@ def exhausted(hands, pile, stock="", red_threes=(1, 1, 1, 1), **kw) -> G.Game:
 def total_cards(g: G.Game) -> list[int]:
     """Count vector of every card in the game (hands, stock, pile, pending pile, red 3s,
     melds)."""
-    tot = [0] * NUM_CLASSES
-    for h in g.hands:
-        for c in range(NUM_CLASSES):
-            tot[c] += h[c]
-    for c in g.stock + g.pile + g.pending:
+    tot = [a + b + c + d for a, b, c, d in zip(*g.hands)]
+    for c in g.stock:
         tot[c] += 1
-    tot[NAME_TO_CLASS["red 3"]] += sum(g.red3)
+    for c in g.pile:
+        tot[c] += 1
+    for c in g.pending:
+        tot[c] += 1
+    tot[RED_THREE] += sum(g.red3)
     for t in (0, 1):
-        for r in range(NUM_CLASSES):
-            tot[r] += g.nat[t][r]
-            tot[NAME_TO_CLASS["Joker"]] += g.jok[t][r]
-            tot[NAME_TO_CLASS["2"]] += g.two[t][r]
+        tot = [x + n for x, n in zip(tot, g.nat[t])]
+        tot[JOKER] += sum(g.jok[t])
+        tot[TWO] += sum(g.two[t])
     return tot
 
 
