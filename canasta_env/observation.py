@@ -5,7 +5,7 @@ Relative seats: 0 = me, 1 = left (next to play after me), 2 = partner, 3 = right
 order of :data:`canasta_env.engine.cards.CLASS_NAMES` (Joker, 2, black 3, red 3, 4 .. A).
 Meld vectors have 12 entries: the ranks 4 .. A, then black 3.
 
-Every entry is a float32; counts are divided by the scale in the table so values stay
+Every entry is a non-negative float32; counts are divided by the scale in the table so values stay
 near [0, 1]. Only information the observing seat may know is included: the contents of
 the discard pile are public (each card in it was seen face up) and so are cards a player
 took with the pile and still holds ("known").
@@ -32,6 +32,9 @@ pile_frozen            3     1       frozen for all / frozen against us / them
 stop_card              1     1       a black 3 is on top
 stock_size             1     1/100   cards in the stock
 scores                 2     1/5000  cumulative scores before this hand: us, them
+                                     (0 when negative)
+scores_below_zero      2     1/5000  minus the cumulative scores below zero: us,
+                                     them (score = scores - scores_below_zero)
 opening_minimums       2     1/120   opening minimum: us, them (points)
 opened                 2     1       partnership has opened: us, them
 phase                  6     1       one-hot engine Phase
@@ -73,6 +76,7 @@ PIECES: tuple[tuple[str, int], ...] = (
     ("stop_card", 1),
     ("stock_size", 1),
     ("scores", 2),
+    ("scores_below_zero", 2),
     ("opening_minimums", 2),
     ("opened", 2),
     ("phase", len(Phase)),
@@ -96,7 +100,8 @@ _SCALES = {
     "melds_us_naturals": 1 / 8, "melds_us_jokers": 1 / 4, "melds_us_twos": 1 / 4,
     "melds_them_naturals": 1 / 8, "melds_them_jokers": 1 / 4, "melds_them_twos": 1 / 4,
     "pile_top": 1, "pile_contents": 1 / 8, "pile_size": 1 / 50, "pile_frozen": 1,
-    "stop_card": 1, "stock_size": 1 / 100, "scores": 1 / 5000, "opening_minimums": 1 / 120,
+    "stop_card": 1, "stock_size": 1 / 100, "scores": 1 / 5000, "scores_below_zero": 1 / 5000,
+    "opening_minimums": 1 / 120,
     "opened": 1, "phase": 1, "on_turn": 1,
 }
 #: per-entry multiplier applied to the raw counts (float32, shape (OBS_SIZE,))
@@ -143,7 +148,8 @@ def encode(game: Game, seat: int) -> np.ndarray:
     v.append(game.pile_frozen or not game.opened[them])
     v.append(bool(pile) and pile[-1] == BLACK_THREE)
     v.append(len(game.stock))
-    v += (game.scores[us], game.scores[them], game.minimum[us], game.minimum[them],
+    su, st = game.scores[us], game.scores[them]
+    v += (max(su, 0), max(st, 0), max(-su, 0), max(-st, 0), game.minimum[us], game.minimum[them],
           game.opened[us], game.opened[them])
     phase = [0] * _NPHASE
     phase[game.phase] = 1

@@ -156,7 +156,8 @@ class TableView:
         self.frozen_all, self.frozen_us, self.frozen_them = (bool(x > 0.5) for x in fr)
         self.stop = bool(obs[S["stop_card"]][0] > 0.5)
         self.stock = int(round(float(obs[S["stock_size"]][0]) * 100))
-        self.scores = _ints(obs[S["scores"]], 5000)
+        self.scores = [a - b for a, b in zip(_ints(obs[S["scores"]], 5000),
+                                             _ints(obs[S["scores_below_zero"]], 5000))]
         self.minimum = _ints(obs[S["opening_minimums"]], 120)
         self.opened = [bool(x > 0.5) for x in obs[S["opened"]]]
         self.phase = _PHASES[int(np.argmax(obs[S["phase"]]))]
