@@ -228,8 +228,9 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
             self._was_dead_step(action)
             return
         g = self.game
-        self._cumulative_rewards[agent] = 0.0
         g.apply(int(action) if isinstance(action, (np.integer,)) else action)
+        # only after the engine accepted the action: a refused one changes nothing
+        self._cumulative_rewards[agent] = 0.0
         self.num_decisions += 1
         self.rewards = dict.fromkeys(AGENTS, 0.0)
         if g.hand_over:
