@@ -183,7 +183,7 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
         """Recompute what depends on the position: agent on turn, mask, infos."""
         g = self.game
         seat = g.to_move
-        self._obs_cache: dict[str, dict] = {}
+        self._obs_cache: dict[tuple[str, bool], dict] = {}
         if seat is not None:
             self.agent_selection = AGENTS[seat]
             mask = np.zeros(A.NUM_ACTIONS, dtype=np.int8)
@@ -198,22 +198,27 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
     # ------------------------------------------------------------------ observe
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """``{"observation": float32 (OBS_SIZE,), "action_mask": int8 (NUM_ACTIONS,)}``
-        for ``agent``; computed once per step and agent."""
-        cached = self._obs_cache.get(agent)
+        for ``agent``; computed once per step and agent (and again if the agent is
+        terminated from outside, e.g. by ``TerminateIllegalWrapper``: its mask is zeros)."""
+        dead = self.terminations.get(agent, True) or self.truncations.get(agent, True)
+        cached = self._obs_cache.get((agent, dead))
         if cached is not None:
             return cached
         seat = AGENTS.index(agent)
-        on_turn = self.game.to_move == seat and not (
-            self.terminations[agent] or self.truncations[agent])
+        on_turn = self.game.to_move == seat and not dead
         obs = {
             "observation": encode(self.game, seat),
             "action_mask": self._mask.copy() if on_turn else self._zero_mask.copy(),
         }
-        self._obs_cache[agent] = obs
+        self._obs_cache[(agent, dead)] = obs
         return obs
 
     def action_mask(self) -> np.ndarray:
-        """Mask (int8, ``(NUM_ACTIONS,)``) of the agent on turn."""
+        """Mask (int8, ``(NUM_ACTIONS,)``) of the agent on turn (zeros once it is
+        terminated or truncated)."""
+        a = self.agent_selection
+        if self.terminations.get(a, True) or self.truncations.get(a, True):
+            return self._zero_mask
         return self._mask
 
     # ------------------------------------------------------------------ step

@@ -195,6 +195,10 @@ def test_illegal_action_through_env_terminates_with_penalty():
     assert all(e.terminations[a] for a in AGENTS)
     assert e.rewards[offender] == -1
     assert all(e.rewards[a] == 0 for a in AGENTS if a != offender)
+    # nobody is on turn any more: every mask is zeros, the offender's included
+    for a in AGENTS:
+        assert not e.observe(a)["action_mask"].any(), a
+    assert not e.unwrapped.action_mask().any()
     seen = {}
     for agent in e.agent_iter():
         _, rew, term, _, _ = e.last()
