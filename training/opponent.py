@@ -1,0 +1,217 @@
+"""Computer opponents for other frontends: a :class:`Bot` that plays from a JSON position.
+
+    from training.opponent import Bot
+
+    bot = Bot("heuristic")                    # or "reference", "random", a checkpoint .zip
+    move = bot.choose(position, seat=1)       # {"action": 6, "description": "meld 4: 3 naturals"}
+    position, moves = bot.play_turn(position, seat=1)   # the bot's whole turn
+
+Positions are the engine's JSON position format (``canasta_env.engine.to_position``;
+layout in the docstring of :func:`canasta_env.engine.game.to_position`). The bot sees
+only what ``seat`` may know: it acts on ``canasta_env.observation.encode(game, seat)``
+and the legal-action mask, exactly like the policies in training and evaluation.
+
+==================  =================================================================
+policy              meaning
+==================  =================================================================
+``"reference"``     the shipped reference policy, :data:`REFERENCE_CHECKPOINT`
+                    (``checkpoints/reference/classic.zip``); needs the training extra
+``"heuristic"``     :class:`canasta_env.policies.HeuristicPolicy` (rule-based, fast)
+``"random"``        :class:`canasta_env.policies.RandomPolicy` (uniform legal moves)
+a ``.zip`` path     a MaskablePPO checkpoint (see :mod:`training.checkpoint`; needs the
+                    training extra)
+a ``.onnx`` path    a policy exported by :mod:`training.export_onnx` (needs
+                    onnxruntime only)
+==================  =================================================================
+
+Errors are ``ValueError`` subclasses with a message saying what is wrong:
+:class:`~canasta_env.engine.PositionError` (malformed position),
+:class:`NotOnTurnError` (the seat is not to move, or the hand is over),
+:class:`~training.policy_loader.PolicySpecError` /
+:class:`~training.checkpoint.CheckpointError` (unknown policy, missing or bad checkpoint).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from canasta_env.engine import (
+    NUM_ACTIONS,
+    Game,
+    PositionError,
+    describe,
+    from_position,
+    to_position,
+)
+from canasta_env.observation import encode
+
+from .policy_loader import PolicySpecError, load_policy
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+#: Where the shipped reference policy lives (committed separately from the code).
+REFERENCE_CHECKPOINT = REPO_ROOT / "checkpoints" / "reference" / "classic.zip"
+
+__all__ = ["Bot", "NotOnTurnError", "PositionError", "PolicySpecError", "REFERENCE_CHECKPOINT",
+           "load_bot_policy", "resolve_policy_spec"]
+
+
+class NotOnTurnError(ValueError):
+    """The seat asked to move is not the seat on turn (or nobody is: the hand is over)."""
+
+
+def resolve_policy_spec(spec: str) -> str:
+    """The spec :func:`training.policy_loader.load_policy` understands: ``"reference"``
+    becomes the path of :data:`REFERENCE_CHECKPOINT`, other specs pass through.
+
+    Raises:
+        PolicySpecError: ``"reference"`` while the reference checkpoint is not there.
+    """
+    if not isinstance(spec, str) or not spec.strip():
+        raise PolicySpecError(f"a bot policy must be 'reference', 'heuristic', 'random' or a "
+                              f"checkpoint path, got {spec!r}")
+    if spec.strip().lower() == "reference":
+        if not REFERENCE_CHECKPOINT.is_file():
+            raise PolicySpecError(
+                f"the reference policy is not available: {REFERENCE_CHECKPOINT} does not exist "
+                f"(the trained reference checkpoint is committed separately from the code). "
+                f"Use policy 'heuristic', 'random' or a checkpoint path instead.")
+        return str(REFERENCE_CHECKPOINT)
+    return spec.strip()
+
+
+def load_bot_policy(spec: str):
+    """The :class:`canasta_env.policies.Policy` for a bot spec (see the module table).
+
+    Raises:
+        PolicySpecError, CheckpointError: see the module docstring.
+    """
+    spec = resolve_policy_spec(spec)
+    if spec.lower().endswith(".onnx"):
+        if not Path(spec).is_file():
+            raise PolicySpecError(f"unknown policy {spec!r}: no ONNX model at {spec}")
+        from .export_onnx import OnnxPolicy
+
+        return OnnxPolicy(spec)
+    return load_policy(spec)
+
+
+def _check_seat(seat: Any) -> int:
+    if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat <= 3:
+        raise ValueError(f"seat must be an int 0..3, got {seat!r}")
+    return int(seat)
+
+
+def _game(position: Any) -> Game:
+    if isinstance(position, Game):
+        return position.clone()
+    if not isinstance(position, dict):
+        raise PositionError(f"a position must be a JSON object (dict), got {type(position).__name__}")
+    return from_position(position)
+
+
+def move_record(seat: int, action: int) -> dict:
+    """``{"seat", "action", "description"}`` for one decision."""
+    return {"seat": seat, "action": action, "description": describe(action)}
+
+
+class Bot:
+    """A computer player for any seat of a position.
+
+    Args:
+        policy: ``"reference"`` (default), ``"heuristic"``, ``"random"`` or a checkpoint
+            path; or an object with ``act(observation, action_mask) -> int``.
+
+    Raises:
+        PolicySpecError: unknown spec, or ``"reference"`` while the reference checkpoint
+            is missing (the message says so).
+        CheckpointError: a checkpoint that cannot be loaded or does not fit this env.
+    """
+
+    def __init__(self, policy: Any = "reference") -> None:
+        if isinstance(policy, str):
+            self.name = policy.strip()
+            self.policy = load_bot_policy(policy)
+        elif callable(getattr(policy, "act", None)):
+            self.name = getattr(policy, "name", type(policy).__name__)
+            self.policy = policy
+        else:
+            raise PolicySpecError(f"policy must be a spec string or an object with act(), "
+                                  f"got {policy!r}")
+
+    def __repr__(self) -> str:
+        return f"Bot({self.name!r})"
+
+    # ------------------------------------------------------------------ on a Game
+    def act(self, game: Game, seat: int | None = None) -> int:
+        """Action id the bot picks for the seat on turn in ``game`` (not modified).
+
+        Raises:
+            NotOnTurnError: ``seat`` is given and is not :attr:`Game.to_move`, or the
+                hand is over.
+        """
+        to_move = game.to_move
+        if to_move is None:
+            raise NotOnTurnError(f"nobody is on turn: the {'game' if game.game_over else 'hand'} "
+                                 f"is over (phase {game.phase.name})")
+        if seat is not None and _check_seat(seat) != to_move:
+            raise NotOnTurnError(f"seat {seat} is not on turn; seat {to_move} is to move "
+                                 f"(phase {game.phase.name})")
+        legal = game.legal_actions()
+        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        mask[legal] = 1
+        action = int(self.policy.act(encode(game, to_move), mask))
+        if action not in legal:  # a policy bug, never the caller's fault
+            raise RuntimeError(f"policy {self.name!r} chose illegal action {action} "
+                               f"({describe(action)!r}); legal: {legal}")
+        return action
+
+    def play_seat_turn(self, game: Game, seat: int) -> list[dict]:
+        """Play ``seat``'s decisions in ``game`` (modified in place) until another seat is
+        to move or the hand ends; returns the moves (``seat``, ``action``,
+        ``description``). After "ask partner" the partner is to move, so the turn
+        pauses there.
+
+        Raises:
+            NotOnTurnError: ``seat`` is not on turn.
+        """
+        seat = _check_seat(seat)
+        moves = [move_record(seat, self._apply(game, seat))]
+        while game.to_move == seat:
+            moves.append(move_record(seat, self._apply(game, seat)))
+        return moves
+
+    def _apply(self, game: Game, seat: int) -> int:
+        action = self.act(game, seat)
+        game.apply(action)
+        return action
+
+    # ------------------------------------------------------------------ on positions
+    def choose(self, position: dict, seat: int) -> dict:
+        """The bot's next decision for ``seat`` in ``position`` (not modified):
+        ``{"action": id, "description": text}``.
+
+        Raises:
+            ValueError: ``seat`` is not an int 0..3.
+            PositionError: ``position`` is malformed.
+            NotOnTurnError: ``seat`` is not on turn, or the hand is over.
+        """
+        seat = _check_seat(seat)
+        action = self.act(_game(position), seat)
+        return {"action": action, "description": describe(action)}
+
+    def play_turn(self, position: dict, seat: int) -> tuple[dict, list[dict]]:
+        """Play ``seat``'s whole turn from ``position`` (not modified): every decision
+        until another seat is to move (the next player, or the partner asked "may I go
+        out?") or the hand ends. Returns ``(new_position, moves)``, each move
+        ``{"seat", "action", "description"}``.
+
+        Raises:
+            ValueError, PositionError, NotOnTurnError: as :meth:`choose`.
+        """
+        seat = _check_seat(seat)
+        game = _game(position)
+        moves = self.play_seat_turn(game, seat)
+        return to_position(game), moves
