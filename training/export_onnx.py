@@ -1,0 +1,186 @@
+"""Export a trained policy to ONNX, for frontends that run it without Python or torch.
+
+    python -m training.export_onnx CHECKPOINT OUT.onnx [--opset 17]
+
+The ONNX model is the policy network of a MaskablePPO checkpoint with the action mask
+applied inside:
+
+============  ==========================  ===============================================
+name          type, shape                 meaning
+============  ==========================  ===============================================
+observation   float32 [N, OBS_SIZE]       ``canasta_env.observation.encode(game, seat)``
+                                          (the env's ``obs["observation"]``)
+action_mask   float32 [N, NUM_ACTIONS]    1 = legal, 0 = illegal (the env's int8
+                                          ``obs["action_mask"]`` cast to float32)
+logits        float32 [N, NUM_ACTIONS]    masked action logits, normalised as log
+                                          probabilities over the legal actions; illegal
+                                          actions about -1e8
+============  ==========================  ===============================================
+
+``argmax(logits)`` is the policy's deterministic move; ``softmax(logits)`` its action
+probabilities. These are the same numbers as
+``training.checkpoint.CheckpointPolicy.logits`` (sb3-contrib's masked distribution).
+The batch size N is dynamic. The model's metadata records ``obs_size``, ``num_actions``,
+the checkpoint and the package version.
+
+:class:`OnnxPolicy` runs an exported model with onnxruntime as a
+:class:`canasta_env.policies.Policy` (so ``training.opponent.Bot("model.onnx")`` works
+without torch).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from canasta_env import OBS_SIZE, __version__
+from canasta_env.engine import NUM_ACTIONS
+
+#: value given to illegal actions before normalisation (as sb3-contrib's masking)
+MASKED_LOGIT = -1e8
+INPUTS = ("observation", "action_mask")
+OUTPUT = "logits"
+
+
+def masked_policy_module(policy):
+    """A ``torch.nn.Module`` ``(observation, action_mask) -> logits`` around the actor of
+    an sb3 ``ActorCriticPolicy`` (``model.policy``)."""
+    import torch
+
+    class MaskedPolicy(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.policy = policy
+
+        def forward(self, observation, action_mask):
+            p = self.policy
+            features = p.extract_features(observation, p.pi_features_extractor)
+            latent = p.mlp_extractor.forward_actor(features)
+            logits = p.action_net(latent)
+            logits = torch.where(action_mask > 0.5, logits, torch.full_like(logits, MASKED_LOGIT))
+            return torch.log_softmax(logits, dim=-1)
+
+    return MaskedPolicy().eval()
+
+
+def export_onnx(checkpoint: str | Path, out: str | Path, opset: int = 17) -> Path:
+    """Write the ONNX model of ``checkpoint`` to ``out`` and check it with ``onnx``.
+
+    Raises:
+        CheckpointError: the checkpoint is missing, corrupt or for other spaces.
+    """
+    import onnx
+    import torch
+
+    from .checkpoint import load_model
+
+    model = load_model(checkpoint)
+    module = masked_policy_module(model.policy)
+    obs = torch.zeros(2, OBS_SIZE, dtype=torch.float32)
+    mask = torch.ones(2, NUM_ACTIONS, dtype=torch.float32)
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    dyn = {name: {0: "batch"} for name in (*INPUTS, OUTPUT)}
+    with warnings.catch_warnings():
+        # torch >= 2.9 defaults to the torch.export-based exporter, which needs onnxscript;
+        # the TorchScript exporter handles this small MLP and warns that it is legacy
+        warnings.simplefilter("ignore", DeprecationWarning)
+        warnings.simplefilter("ignore", UserWarning)
+        with torch.no_grad():
+            torch.onnx.export(module, (obs, mask), str(out), input_names=list(INPUTS),
+                              output_names=[OUTPUT], dynamic_axes=dyn, opset_version=opset,
+                              dynamo=False)
+    proto = onnx.load(str(out))
+    meta = {"obs_size": str(OBS_SIZE), "num_actions": str(NUM_ACTIONS),
+            "checkpoint": Path(checkpoint).name, "canasta_env_version": __version__,
+            "inputs": "observation float32 [N, obs_size]; action_mask float32 [N, num_actions] "
+                      "(1 legal, 0 illegal)",
+            "output": "logits float32 [N, num_actions]: masked log-probabilities, illegal "
+                      "about -1e8"}
+    for k, v in meta.items():
+        entry = proto.metadata_props.add()
+        entry.key, entry.value = k, v
+    onnx.checker.check_model(proto)
+    onnx.save(proto, str(out))
+    return out
+
+
+class OnnxPolicy:
+    """An exported model as a policy: ``act(observation, action_mask)`` is the argmax
+    of the masked logits (always a legal action). Needs ``onnxruntime``.
+
+    Raises:
+        ValueError: the file is not a model with this package's inputs and sizes.
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        import onnxruntime as ort
+
+        self.name = str(path)
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = 1
+        opts.inter_op_num_threads = 1
+        try:
+            self.session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+        except Exception as e:  # noqa: BLE001 - onnxruntime raises its own exception types
+            raise ValueError(f"cannot load ONNX model {path}: {e}") from None
+        shapes = {i.name: i.shape for i in self.session.get_inputs()}
+        if set(shapes) != set(INPUTS) or shapes["observation"][1] != OBS_SIZE or \
+                shapes["action_mask"][1] != NUM_ACTIONS:
+            raise ValueError(f"ONNX model {path} has inputs {shapes}; this canasta_env needs "
+                             f"observation [N, {OBS_SIZE}] and action_mask [N, {NUM_ACTIONS}]")
+
+    def reset(self, seed: int | None = None) -> None:
+        pass
+
+    def logits(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+        """Masked logits for a batch ``[N, OBS_SIZE]`` (or one observation)."""
+        obs = np.asarray(observation, dtype=np.float32)
+        mask = np.asarray(action_mask, dtype=np.float32)
+        single = obs.ndim == 1
+        out = self.session.run([OUTPUT], {"observation": obs.reshape(-1, OBS_SIZE),
+                                          "action_mask": mask.reshape(-1, NUM_ACTIONS)})[0]
+        return out[0] if single else out
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        return int(np.argmax(self.logits(observation, action_mask)))
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m training.export_onnx",
+                                description="Export a MaskablePPO checkpoint's policy to ONNX.")
+    p.add_argument("checkpoint", help="MaskablePPO .zip")
+    p.add_argument("out", help="output .onnx file")
+    p.add_argument("--opset", type=int, default=17)
+    args = p.parse_args(argv)
+    from .checkpoint import CheckpointError
+
+    try:
+        out = export_onnx(args.checkpoint, args.out, args.opset)
+    except CheckpointError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    # self-check: the exported model agrees with torch on random masked inputs
+    from .checkpoint import CheckpointPolicy
+
+    torch_policy = CheckpointPolicy(args.checkpoint)
+    onnx_policy = OnnxPolicy(out)
+    rng = np.random.default_rng(0)
+    obs = rng.random((64, OBS_SIZE), dtype=np.float32)
+    mask = (rng.random((64, NUM_ACTIONS)) < 0.2).astype(np.float32)
+    mask[:, 0] = 1
+    got = onnx_policy.logits(obs, mask).argmax(axis=1)
+    want = np.array([torch_policy.logits(o, m).argmax() for o, m in zip(obs, mask)])
+    agree = int((got == want).sum())
+    print(f"wrote {out} ({out.stat().st_size:,} bytes; inputs observation [N, {OBS_SIZE}], "
+          f"action_mask [N, {NUM_ACTIONS}]; output logits [N, {NUM_ACTIONS}]); "
+          f"argmax agrees with torch on {agree}/64 random masked inputs")
+    return 0 if agree == 64 else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
