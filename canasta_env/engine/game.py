@@ -265,9 +265,10 @@ class Game:
         return self._legal
 
     # ------------------------------------------------------------------ feasibility
-    def _feasible(self, hand, nat, wild, tp: int, laid: bool, pending: int | None,
+    def _feasible(self, hand, nat, wild, tp: int, laid: bool, pending: list[int] | None,
                   must_out: bool, asked: int, drew_stock: bool) -> bool:
-        """Can the current player's turn be completed from this (hypothetical) state?"""
+        """Can the current player's turn be completed from this (hypothetical) state?
+        ``pending``: in phase PICKUP, the pile cards (red 3s excluded) set aside."""
         o = self.options
         team = self.current & 1
         cap = o.max_wilds_per_meld
@@ -275,8 +276,23 @@ class Game:
         opened = self.opened[team] or (laid and tp >= minimum)
         need = 0 if opened else minimum - tp
         if pending is not None:
-            # the pile joins the hand once the minimum is met; keep 2 cards after that
-            return best_points(hand, nat, wild, cap, max(0, 2 - pending)) >= need
+            full = list(hand)
+            for c in pending:
+                full[c] += 1
+            if opened:  # the minimum is met: the pile joins the hand at once
+                return self._feasible(full, nat, wild, tp, True, None, False, NOT_ASKED, False)
+            # keep 2 cards (counting the pile) after the minimum is met ...
+            if best_points(hand, nat, wild, cap, max(0, 2 - len(pending))) >= need:
+                return True
+            # ... or else the minimum takes (nearly) every card in hand and only going out
+            # can finish the turn: rare, so check a necessary condition, then search
+            if len(pending) >= 2:
+                return False
+            have = sum(1 for r in MELD_RANKS if nat[r] and nat[r] + wild[r] >= o.canasta_size)
+            if not can_go_out(full, nat, wild, cap, o.canasta_size, have,
+                              o.canastas_to_go_out, 0):
+                return False
+            return self._pickup_search(list(hand), list(nat), list(wild), tp, pending, set())
         size = sum(hand)
         if not must_out and asked != ASKED_YES:
             keep = 1 if self.no_discard else 2
@@ -299,6 +315,45 @@ class Game:
         # going out concealed after a stock draw needs no opening minimum
         need_b = 0 if (opened or drew_stock) else need
         return can_go_out(hand, nat, wild, cap, csize, have, o.canastas_to_go_out, need_b)
+
+    def _pickup_search(self, hand, nat, wild, tp: int, pending: list[int], seen: set) -> bool:
+        """Phase PICKUP: can melds from ``hand`` reach the opening minimum so that, with
+        the ``pending`` cards collected, the turn can be finished? Exhaustive search over
+        the melds (used only when the hand cannot keep cards back, see :meth:`_feasible`)."""
+        key = (tuple(hand), tuple(nat), tuple(wild))
+        if key in seen:
+            return False
+        seen.add(key)
+        cap = self.options.max_wilds_per_meld
+        minimum = self.minimum[self.current & 1]
+        for r in MELD_RANKS:
+            if nat[r]:  # add one card: a natural, or a wild card while there is room
+                plays = [(1, None)] + [(0, w) for w in _WILDS if wild[r] < cap]
+            else:  # start a meld: three naturals, or two naturals and a wild card
+                plays = [(3, None)] + [(2, w) for w in _WILDS if cap > 0]
+            for n_nat, w in plays:
+                if hand[r] < n_nat or (w is not None and not hand[w]):
+                    continue
+                pts = n_nat * _V[r]
+                hand[r] -= n_nat
+                nat[r] += n_nat
+                if w is not None:
+                    pts += _V[w]
+                    hand[w] -= 1
+                    wild[r] += 1
+                if tp + pts >= minimum:
+                    ok = self._feasible(hand, nat, wild, tp + pts, True, pending, False,
+                                        NOT_ASKED, False)
+                else:
+                    ok = self._pickup_search(hand, nat, wild, tp + pts, pending, seen)
+                hand[r] += n_nat
+                nat[r] -= n_nat
+                if w is not None:
+                    hand[w] += 1
+                    wild[r] -= 1
+                if ok:
+                    return True
+        return False
 
     def _wild(self, team: int) -> list[int]:
         j, t = self.jok[team], self.two[team]
@@ -373,7 +428,6 @@ class Game:
         nat[top] += n + 1
         wild[top] += j + t
         rest = self.pile[:-1]
-        rest_cards = len(rest) - rest.count(RED_THREE)
         if self.opened[team]:
             for c in rest:
                 if c != RED_THREE:
@@ -385,7 +439,8 @@ class Game:
                 if c != RED_THREE:
                     hand[c] += 1
             return self._feasible(hand, nat, wild, tp, True, None, False, NOT_ASKED, False)
-        return self._feasible(hand, nat, wild, tp, True, rest_cards, False, NOT_ASKED, False)
+        pending = [c for c in rest if c != RED_THREE]
+        return self._feasible(hand, nat, wild, tp, True, pending, False, NOT_ASKED, False)
 
     # ------------------------------------------------------------------ legal: meld
     def _legal_meld(self) -> list[int]:
@@ -397,7 +452,7 @@ class Game:
         wild = self._wild(team)
         cap = o.max_wilds_per_meld
         pickup = self.phase == Phase.PICKUP
-        pending = (len(self.pending) - self.pending.count(RED_THREE)) if pickup else None
+        pending = [c for c in self.pending if c != RED_THREE] if pickup else None
         minimum = self.minimum[team]
         opened = self.opened[team]
         size = sum(hand)
