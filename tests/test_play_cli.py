@@ -1,0 +1,64 @@
+"""python -m training.play: a person plays against bots through stdin / stdout."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+from opponent_helpers import ROOT
+
+from training.opponent import Bot
+from training.play import play
+
+
+def run_cli(args: list[str], stdin: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "training.play", *args], input=stdin,
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+
+
+def test_cli_plays_a_hand_by_number_and_description():
+    # description, then junk, an out-of-range number, an illegal move, a blank line, then
+    # always the first listed move until the hand ends
+    lines = ["draw from stock", "dance", "99", "draw from stock", ""] + ["1"] * 400
+    r = run_cli(["--seat", "1", "--seed", "3"], "\n".join(lines) + "\n")
+    assert r.returncode == 0, r.stderr
+    out = r.stdout
+    assert "you are seat 1" in out and "bots: heuristic" in out
+    assert "Your moves:" in out and re.search(r"^\s+1\. ", out, re.M)
+    assert "My hand:" in out and "Our melds:" in out  # the table from the player's seat
+    assert "  you: draw from stock" in out
+    assert "'dance' is neither a number from the list nor a move description" in out
+    assert "no move 99" in out
+    assert "'draw from stock' is not legal now" in out
+    assert re.search(r"^  (left|partner|right) \(seat \d\): ", out, re.M)  # bots' moves
+    assert "Hand 1 is over." in out and "This hand: us" in out
+    assert "Stopped" not in out  # the hand ended before the input did
+
+
+def test_cli_quit_and_end_of_input_exit_cleanly():
+    r = run_cli(["--seed", "5"], "quit\n")
+    assert r.returncode == 0 and "Stopped. Bye." in r.stdout and not r.stderr
+    r = run_cli(["--seed", "5", "--seat", "2", "--game"], "")
+    assert r.returncode == 0 and "Stopped. Bye." in r.stdout and not r.stderr
+
+
+def test_cli_bad_policy_is_a_clear_error():
+    r = run_cli(["--policy", "missing/model.zip"], "")
+    assert r.returncode == 2 and "error:" in r.stderr and "missing/model.zip" in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_whole_game_in_process():
+    """--game: hands are dealt until a partnership reaches 5,000 (in process, fast)."""
+    out: list[str] = []
+    answers = iter(["1"] * 5000)
+
+    def read(prompt: str) -> str:
+        return next(answers)
+
+    assert play(0, Bot("heuristic"), 6, True, read=read, out=out.append) == 0
+    text = "\n".join(out)
+    assert "Game over: you " in text or "Game over: tie" in text
+    hands = text.count(" is over.")
+    assert hands >= 2 and text.count("Dealing hand") == hands - 1
