@@ -3,7 +3,7 @@ take when the top matches a meld of the partnership and the pile is not frozen, 
 as the last stock card ends the hand (option: may meld), no going-out bonus; the opening
 minimum is never charged on the score."""
 
-from engine_helpers import cards, exhausted, legal_names, meld, play
+from engine_helpers import build, cards, exhausted, legal_names, meld, play
 
 from canasta_env.engine import Phase, to_position
 
@@ -96,3 +96,14 @@ def test_red_three_last_card_may_meld_option():
     assert g.phase == Phase.HAND_OVER and g.went_out is None
     assert g.sheets[0].table == 200 + 30 + 10
     assert g.sheets[0].hand_penalty == -(5 + 30)
+
+
+def test_red_three_drawn_from_the_stock_is_exposed_and_replaced():
+    g = build(hands=("9 5 6", "4 4 5 5 6 6 7 7 8 8 Q", "8 8 J 9 10 10 10 J J J Q",
+                     "6 7 9 9 9 K K K A A A"), pile="Q", stock_top="r3 r3 K 7")
+    play(g, "draw from stock")
+    pos = to_position(g)
+    assert pos["red_threes"] == [2, 0, 0, 0]
+    assert pos["hands"][0] == cards("5 6 9 K")
+    assert len(pos["stock"]) == 108 - 3 - 11 - 11 - 11 - 1 - 3
+    assert g.phase == Phase.MELD and g.drew_stock is True
