@@ -151,3 +151,13 @@ def test_one_card_pile_restriction():
     # the restriction is about one card in hand: two cards may take a one-card pile
     g = at_draw("9 8", "K", melds0={"K": meld(7)})
     assert legal_names(g) == ["draw from stock", "take pile onto our meld"]
+
+
+def test_red_three_upcard_keeps_the_pile_frozen_for_everyone():
+    # a red 3 turned up at the deal sits in the pile: an opened partnership with a K
+    # meld may take only with a natural pair
+    g = at_draw("K K Joker 5 6 7 8 9 10 J", "r3 7 K", pile_frozen=True)
+    assert g.pile_frozen_for(0) is True
+    assert legal_names(g) == ["draw from stock", "take pile with a natural pair"]
+    g = at_draw("K Joker 5 6 7 8 9 10 J", "r3 7 K", pile_frozen=True)
+    assert legal_names(g) == DRAW_ONLY
