@@ -107,11 +107,18 @@ def _broken(pos: dict, how: str):
         p["phase"] = "SHUFFLE"
     elif how == "wrong format":
         p["format"] = "chess"
+    elif how == "list as a card":
+        p["hands"][0][0] = ["A"]
+    elif how == "object as a card":
+        p["stock"][0] = {"card": "A"}
+    elif how == "turn of the wrong type":
+        p["turn"]["pending"] = True
     return p
 
 
 @pytest.mark.parametrize("how", ["not a dict", "missing hands", "unknown card", "extra card",
-                                 "bad phase", "wrong format"])
+                                 "bad phase", "wrong format", "list as a card",
+                                 "object as a card", "turn of the wrong type"])
 def test_choose_rejects_a_malformed_position(heuristic, positions, how):
     pos = positions[2]
     with pytest.raises(PositionError):

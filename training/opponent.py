@@ -55,7 +55,7 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 REFERENCE_CHECKPOINT = REPO_ROOT / "checkpoints" / "reference" / "classic.zip"
 
 __all__ = ["Bot", "NotOnTurnError", "PositionError", "PolicySpecError", "REFERENCE_CHECKPOINT",
-           "load_bot_policy", "resolve_policy_spec"]
+           "load_bot_policy", "position_game", "resolve_policy_spec"]
 
 
 class NotOnTurnError(ValueError):
@@ -104,12 +104,23 @@ def _check_seat(seat: Any) -> int:
     return int(seat)
 
 
-def _game(position: Any) -> Game:
+def position_game(position: Any) -> Game:
+    """A new :class:`Game` from a JSON position (or a copy of a Game).
+
+    Raises:
+        PositionError: anything malformed, whatever the engine's own error.
+    """
     if isinstance(position, Game):
         return position.clone()
     if not isinstance(position, dict):
         raise PositionError(f"a position must be a JSON object (dict), got {type(position).__name__}")
-    return from_position(position)
+    try:
+        return from_position(position)
+    except PositionError:
+        raise
+    except (TypeError, ValueError, KeyError, IndexError, AttributeError) as e:
+        # a field of the wrong JSON type that from_position does not check itself
+        raise PositionError(f"malformed position ({type(e).__name__}: {e})") from None
 
 
 def move_record(seat: int, action: int) -> dict:
@@ -199,7 +210,7 @@ class Bot:
             NotOnTurnError: ``seat`` is not on turn, or the hand is over.
         """
         seat = _check_seat(seat)
-        action = self.act(_game(position), seat)
+        action = self.act(position_game(position), seat)
         return {"action": action, "description": describe(action)}
 
     def play_turn(self, position: dict, seat: int) -> tuple[dict, list[dict]]:
@@ -212,6 +223,6 @@ class Bot:
             ValueError, PositionError, NotOnTurnError: as :meth:`choose`.
         """
         seat = _check_seat(seat)
-        game = _game(position)
+        game = position_game(position)
         moves = self.play_seat_turn(game, seat)
         return to_position(game), moves

@@ -71,14 +71,13 @@ from canasta_env.engine import (
     OptionsError,
     PositionError,
     describe,
-    from_position,
     parse,
     preset,
     to_position,
 )
 from canasta_env.render import render_text
 
-from .opponent import Bot, move_record, resolve_policy_spec
+from .opponent import Bot, move_record, position_game, resolve_policy_spec
 from .policy_loader import PolicySpecError
 
 BUILTIN_POLICIES = ("heuristic", "random", "reference")
@@ -372,11 +371,9 @@ class Service:
     # --------------------------------------------------------------- stateless
     def _position_game(self, position: Any, seat: int) -> Game:
         try:
-            game = from_position(position)
+            game = position_game(position)
         except PositionError as e:
             raise ServiceError(400, f"malformed position: {e}") from None
-        except (TypeError, ValueError, KeyError, IndexError) as e:
-            raise ServiceError(400, f"malformed position ({type(e).__name__}: {e})") from None
         if game.to_move is None:
             raise ServiceError(409, f"nobody is on turn in this position (phase {game.phase.name})")
         if game.to_move != seat:
