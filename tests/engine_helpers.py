@@ -35,11 +35,6 @@ def cards(text: str) -> list[str]:
     return out
 
 
-def cls(name: str) -> int:
-    """Card class id of a name or token."""
-    return NAME_TO_CLASS[cards(name)[0]]
-
-
 def meld(naturals: int, jokers: int = 0, twos: int = 0) -> dict:
     return {"naturals": naturals, "jokers": jokers, "twos": twos}
 
@@ -141,10 +136,6 @@ def total_cards(g: G.Game) -> list[int]:
         tot[JOKER] += sum(g.jok[t])
         tot[TWO] += sum(g.two[t])
     return tot
-
-
-def hand_names(g: G.Game, seat: int) -> list[str]:
-    return G.to_position(g)["hands"][seat]
 
 
 def play(g: G.Game, *descriptions: str) -> None:
