@@ -308,3 +308,15 @@ def test_readme_quick_start_runs(capsys):
     sheets = namespace["info"]["score_sheets"]
     assert len(sheets) == 2 and all("total" in s for s in sheets)
     assert namespace["env"].agents == []
+
+
+def test_importing_the_aec_module_registers_canasta_v0():
+    import subprocess
+    import sys
+
+    code = ("import canasta_env.aec\n"
+            "from pettingzoo.env_registry import registration\n"
+            "e = registration.make('aec', 'canasta_v0')\n"
+            "print(type(e.unwrapped).__name__, e.metadata['name'])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["raw_env", "canasta_v0"]

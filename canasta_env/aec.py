@@ -290,3 +290,16 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
 
 
 __all__ = ["env", "raw_env", "AGENTS", "SCORE_BANDS", "SHEET_ROWS", "Phase"]
+
+
+def _register() -> None:
+    """Register ``canasta_v0`` in PettingZoo's registry when it has one."""
+    try:
+        from pettingzoo.env_registry import registration
+    except ImportError:  # older PettingZoo: no registry
+        return
+    if "canasta_v0" not in registration.aec_registry:
+        registration.register("aec", "canasta_v0", entry_point="canasta_env.aec:env")
+
+
+_register()
