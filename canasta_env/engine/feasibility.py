@@ -113,8 +113,8 @@ def _meld_all(rest, nat, wild, cap: int, size: int, have: int, needed: int, need
             continue
         pts += n * _V[r]
         capacity += room
-        if have < needed:
-            cand.append((base, room))
+        if have < needed and not (nat[r] and nat[r] + wild[r] >= size):
+            cand.append((base, room))  # melds that could become a new canasta
     nw = rest[JOKER] + rest[TWO]
     if pairs > nw or nw - pairs > capacity:
         return False
