@@ -59,6 +59,7 @@ from .engine.cards import (
     RED_THREE,
     TWO,
 )
+from .engine.feasibility import can_go_out as _engine_can_go_out
 from .engine.game import Phase
 from .observation import MELD_SLOTS, OBS_SIZE, SLICES
 
@@ -205,68 +206,14 @@ def hand_value(hand) -> int:
 
 
 # ---------------------------------------------------------------------------- planner
-def _meld_all(h, nat, wild, cap: int, size: int, have: int, needed: int) -> bool:
-    """Can every card of ``h`` be melded onto ``nat`` / ``wild`` (our melds) so that the
-    partnership ends with ``needed`` canastas (it has ``have``)?"""
-    b3 = h[BLACK_THREE]
-    if b3 and b3 < 3:
-        return False
-    pairs = 0
-    capacity = 0
-    deficits = []
-    for r in MELD_RANKS:
-        n = h[r]
-        if nat[r]:
-            room = cap - wild[r]
-            base = nat[r] + wild[r] + n
-            if nat[r] + wild[r] >= size:
-                capacity += room
-                continue
-        elif n >= 3:
-            room, base = cap, n
-        elif n == 2:
-            if cap == 0:
-                return False
-            pairs += 1
-            room, base = cap - 1, 3
-        elif n == 1:
-            return False
-        else:
-            continue
-        capacity += room
-        if size - base <= room:
-            deficits.append(max(0, size - base))
-    nw = h[JOKER] + h[TWO]
-    if pairs > nw or nw - pairs > capacity:
-        return False
-    if have >= needed:
-        return True
-    free = nw - pairs
-    made = have
-    for d in sorted(deficits):
-        if d > free:
-            break
-        free -= d
-        made += 1
-    return made >= needed
-
-
 def can_go_out(hand, nat, wild, cap: int = 3, size: int = 7, needed: int = 1) -> bool:
     """Can ``hand`` be melded onto our melds (``nat`` naturals / ``wild`` wild cards per
     card class) completely, or but one card that is then discarded, leaving the
-    partnership ``needed`` canastas? Count vectors of length 15 (card classes)."""
+    partnership ``needed`` canastas? Count vectors of length 15 (card classes). The
+    engine's own exact check (:func:`canasta_env.engine.feasibility.can_go_out`) on
+    public information."""
     have = sum(1 for r in MELD_RANKS if nat[r] and nat[r] + wild[r] >= size)
-    h = list(hand)
-    if _meld_all(h, nat, wild, cap, size, have, needed):
-        return True
-    for c in range(NUM_CLASSES):
-        if h[c]:
-            h[c] -= 1
-            ok = _meld_all(h, nat, wild, cap, size, have, needed)
-            h[c] += 1
-            if ok:
-                return True
-    return False
+    return _engine_can_go_out(list(hand), nat, wild, cap, size, have, needed, 0)
 
 
 def _apply_meld(action: int, hand: list[int], nat: list[int], wild: list[int]) -> int:
