@@ -238,6 +238,9 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
         self._cumulative_rewards[agent] = 0.0
         self.num_decisions += 1
         self.rewards = dict.fromkeys(AGENTS, 0.0)
+        for info in self.infos.values():  # score sheets belong to the step that ended a hand
+            info.pop("score_sheets", None)
+            info.pop("hand_scores", None)
         if g.hand_over:
             self._hand_over()
         elif self.num_decisions >= self.max_decisions:

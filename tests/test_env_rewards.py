@@ -142,3 +142,24 @@ def test_refused_action_keeps_the_reward_owed_to_the_agent():
         raw.step(bad)
     assert raw.agent_selection == agent
     assert raw.last()[1] == owed
+
+
+def test_score_sheets_appear_only_on_the_step_that_ends_a_hand():
+    import numpy as np
+
+    from canasta_env import raw_env
+
+    e = raw_env(episode="game", starting_scores=(0, 0))
+    e.reset(seed=5)
+    rng = np.random.default_rng(5)
+    hands_seen = 0
+    steps_with_sheets = 0
+    while not (e.terminations["player_0"] or e.truncations["player_0"]) and hands_seen < 2:
+        legal = np.flatnonzero(e.action_mask())
+        e.step(int(rng.choice(legal)))
+        if "score_sheets" in e.infos["player_0"]:
+            steps_with_sheets += 1
+            hands_seen += 1
+            sheets = e.infos["player_0"]["score_sheets"]
+            assert [s["hand_score"] for s in sheets] == e.infos["player_1"]["hand_scores"]
+    assert hands_seen == 2 and steps_with_sheets == 2
