@@ -30,6 +30,25 @@ DISCARD + j                     14     discard one card of class DISCARDABLE[j];
 
 Discarding ends the turn directly (there is no separate "finish melding" step before a
 discard): one decision fewer per turn, with the same set of reachable plays.
+
+Hand and Foot (options with ``wild_melds``) uses a table that EXTENDS this one: ids
+0 .. 90 keep their Classic meaning (``DRAW_STOCK`` draws ``draw_count`` cards; the
+take kinds other than ``TAKE_PAIR`` are never legal there) and these are appended:
+
+==============================  =====  =============================================
+range                           size   meaning
+==============================  =====  =============================================
+START_WILD_MELD + k             4      start the wild-card meld: k=0 three Jokers,
+                                       1 two Jokers + a 2, 2 a Joker + two 2s,
+                                       3 three 2s
+ADD_TO_WILD_MELD + k            2      add a Joker (k=0) / a 2 (k=1) to our wild meld
+TAKE_WILD_PAIR                  1      take the pile (a wild card on top) with a pair
+                                       of the same wild card, melded into the wild
+                                       meld
+==============================  =====  =============================================
+
+:func:`table` gives the table of a set of rules options; the module-level names
+(:data:`NUM_ACTIONS`, :func:`describe`, :func:`parse`) are the Classic table.
 """
 
 from __future__ import annotations
@@ -102,6 +121,82 @@ def _build() -> list[str]:
 DESCRIPTIONS: tuple[str, ...] = tuple(_build())
 _BY_DESCRIPTION = {s.lower(): i for i, s in enumerate(DESCRIPTIONS)}
 assert len(_BY_DESCRIPTION) == NUM_ACTIONS, "action descriptions must be unique"
+
+
+# ---------------------------------------------------------------- Hand and Foot extension
+START_WILD_MELD = NUM_ACTIONS
+#: (jokers, twos) of each wild-meld start kind
+WILD_START_KINDS = ((3, 0), (2, 1), (1, 2), (0, 3))
+ADD_TO_WILD_MELD = START_WILD_MELD + len(WILD_START_KINDS)
+TAKE_WILD_PAIR = ADD_TO_WILD_MELD + 2
+NUM_ACTIONS_HAND_AND_FOOT = TAKE_WILD_PAIR + 1
+
+
+def _build_hand_and_foot() -> list[str]:
+    d = list(DESCRIPTIONS)
+    for k, (j, t) in enumerate(WILD_START_KINDS):
+        parts = [f"{j} Joker{'s' if j > 1 else ''}" if j else "", f"{t} 2{'s' if t > 1 else ''}"
+                 if t else ""]
+        d.append("meld wild cards: " + " + ".join(p for p in parts if p))
+    d.append("add Joker to wild meld")
+    d.append("add 2 to wild meld")
+    d.append("take pile with a wild pair")
+    assert len(d) == NUM_ACTIONS_HAND_AND_FOOT
+    return d
+
+
+class ActionTable:
+    """The action table of one variant: its size, descriptions, :meth:`describe` and
+    :meth:`parse`."""
+
+    def __init__(self, name: str, descriptions) -> None:
+        self.name = name
+        self.descriptions: tuple[str, ...] = tuple(descriptions)
+        self.num_actions = len(self.descriptions)
+        self._by_description = {s.lower(): i for i, s in enumerate(self.descriptions)}
+        assert len(self._by_description) == self.num_actions, "descriptions must be unique"
+
+    def describe(self, action: int) -> str:
+        """Readable description of an action id.
+
+        Raises:
+            ValueError: the id is outside ``0 .. num_actions - 1``.
+        """
+        if isinstance(action, bool) or not isinstance(action, int) or \
+                not 0 <= action < self.num_actions:
+            raise ValueError(f"action id {action!r} is outside 0..{self.num_actions - 1}")
+        return self.descriptions[action]
+
+    def parse(self, text: str) -> int:
+        """Action id of a description (case and surrounding spaces ignored).
+
+        Raises:
+            ValueError: no action has this description.
+        """
+        try:
+            return self._by_description[" ".join(str(text).split()).lower()]
+        except KeyError:
+            raise ValueError(f"no {self.name} action is described as {text!r}") from None
+
+    def __repr__(self) -> str:
+        return f"ActionTable({self.name!r}, {self.num_actions} actions)"
+
+
+CLASSIC = ActionTable("classic", DESCRIPTIONS)
+HAND_AND_FOOT = ActionTable("hand_and_foot", _build_hand_and_foot())
+
+
+def table(options=None) -> ActionTable:
+    """The action table for rules ``options`` (Classic when ``None``): the Hand and
+    Foot table when wild melds are allowed, else the Classic one."""
+    if options is not None and getattr(options, "wild_melds", False):
+        return HAND_AND_FOOT
+    return CLASSIC
+
+
+def num_actions(options=None) -> int:
+    """Size of the action space for rules ``options``."""
+    return table(options).num_actions
 
 
 def describe(action: int) -> str:

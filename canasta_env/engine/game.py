@@ -9,7 +9,12 @@ Hands, melds and red threes are count vectors over card classes (:mod:`.cards`);
 stock and the discard pile are lists of card classes, top card last.
 
 Rules source: ../shared/SPEC.md section 2 (pagat.com Classic Canasta, Hoyle options,
-seeds/001 deal and opening minimums, seeds/002 scoring).
+seeds/001 deal and opening minimums, seeds/002 scoring) and section 3 (Hand and Foot:
+pagat.com, seeds/000). Hand and Foot is the same engine driven by rules options
+(:func:`.options.hand_and_foot`): each player also holds a foot (``feet``, ``in_foot``),
+melds close into ``books`` at ``max_meld_size`` cards, a partnership may hold one open
+wild-card meld (``wild_meld``), and turn feasibility uses the exact search of
+:mod:`.exact` instead of Classic's greedy formulas (:mod:`.feasibility`).
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ from .cards import (
     TWO,
     deck_counts,
 )
+from .exact import MeldRules, can_meld_all, max_points, wild_meld_books
 from .feasibility import best_points, can_go_out
 from .options import RulesOptions, classic
 
@@ -92,16 +98,20 @@ class ScoreSheet:
 
 
 def score_partnership(opts: RulesOptions, nat, jokers, twos, red_threes: int, melded: bool,
-                      going_out: int, hand_cards, previous: int) -> ScoreSheet:
+                      going_out: int, hand_cards, previous: int, books=(),
+                      wild_meld=(0, 0)) -> ScoreSheet:
     """Score one partnership's hand (seeds/002 order).
 
     Args:
-        nat, jokers, twos: meld contents per card class (length-15 count vectors).
+        nat, jokers, twos: open meld contents per card class (length-15 count vectors).
         red_threes: red threes the partnership exposed.
         melded: whether the partnership made any meld this hand (red 3 sign).
         going_out: 0, or the going-out bonus earned (100, or 200 concealed).
-        hand_cards: iterable of the two partners' hand count vectors.
+        hand_cards: iterable of the count vectors left in the partners' hands (and feet).
         previous: cumulative score before the hand.
+        books: closed books ``(rank, naturals, jokers, twos)``, rank ``JOKER`` for a
+            wild book (Hand and Foot).
+        wild_meld: (jokers, twos) of the open wild-card meld (Hand and Foot).
     """
     table = 0
     bonus = 0
@@ -113,13 +123,21 @@ def score_partnership(opts: RulesOptions, nat, jokers, twos, red_threes: int, me
         table += n * _V[r] + jokers[r] * _V[JOKER] + twos[r] * _V[TWO]
         if n + w >= opts.canasta_size:
             bonus += opts.mixed_canasta_bonus if w else opts.natural_canasta_bonus
+    for r, n, j, t in books:
+        table += n * _V[r] + j * _V[JOKER] + t * _V[TWO]
+        if r == JOKER:
+            bonus += opts.wild_book_bonus
+        else:
+            bonus += opts.mixed_canasta_bonus if j + t else opts.natural_canasta_bonus
+    table += wild_meld[0] * _V[JOKER] + wild_meld[1] * _V[TWO]
     if red_threes >= 2 * opts.decks:
         r3 = opts.red_three_all_bonus
     else:
         r3 = opts.red_three_bonus * red_threes
-    if not melded:
+    if not melded and opts.red_three_negative_unmelded:
         r3 = -r3
-    penalty = -sum(sum(n * v for n, v in zip(h, _V)) for h in hand_cards)
+    penalty = -sum(sum(n * v for n, v in zip(h, _V)) + h[RED_THREE] * opts.red_three_hand_penalty
+                   for h in hand_cards)
     return ScoreSheet(table, bonus, r3, going_out, penalty, previous)
 
 
@@ -140,6 +158,7 @@ class Game:
     def __init__(self, options: RulesOptions | None = None, seed: int | None = None,
                  scores: tuple[int, int] = (0, 0), dealer: int | None = None) -> None:
         self.options = options if options is not None else classic()
+        self._init_rules()
         if seed is None:
             seed = secrets.randbits(63)
         if not isinstance(seed, int) or isinstance(seed, bool):
@@ -158,6 +177,14 @@ class Game:
         self.winner: int | None = None  # 0 / 1 partnership, -1 tie, None while running
         self._deal()
 
+    def _init_rules(self) -> None:
+        """Derived per-options constants (the action table, the exact-search rules)."""
+        o = self.options
+        self.table = A.table(o)
+        self.num_actions = self.table.num_actions
+        self._rules = MeldRules.of(o)
+        self._exact = o.exact_melds
+
     # ------------------------------------------------------------------ dealing
     def _deal(self) -> None:
         o = self.options
@@ -174,7 +201,12 @@ class Game:
         self.jok = [[0] * NUM_CLASSES, [0] * NUM_CLASSES]
         self.two = [[0] * NUM_CLASSES, [0] * NUM_CLASSES]
         self.opened = [False, False]
-        self.minimum = [o.opening_minimum(self.scores[0]), o.opening_minimum(self.scores[1])]
+        self.minimum = [o.minimum_for(self.scores[0], self.hand_number),
+                        o.minimum_for(self.scores[1], self.hand_number)]
+        self.feet = [[0] * NUM_CLASSES for _ in range(4)]
+        self.in_foot = [False] * 4
+        self.books: list[list[list[int]]] = [[], []]  # closed books [rank, nat, jok, two]
+        self.wild_meld = [[0, 0], [0, 0]]  # open wild-card meld: jokers, twos
         self.seat_melded = [False] * 4
         self.pile_frozen = False
         self.log: list[dict] = []
@@ -185,6 +217,8 @@ class Game:
         first = (self.dealer + 1) % 4
         for i in range(o.hand_size * 4):
             self.hands[(first + i) % 4][self.stock.pop()] += 1
+        for i in range(o.foot_size * 4):
+            self.feet[(first + i) % 4][self.stock.pop()] += 1
         # upcard: turn cards until a natural that is not a red 3 shows
         while True:
             c = self.stock.pop()
@@ -239,10 +273,38 @@ class Game:
         return self.phase == Phase.GAME_OVER
 
     def canastas(self, team: int) -> int:
-        """Number of canastas (melds of ``canasta_size``+ cards) of a partnership."""
+        """Number of canastas / books (melds of ``canasta_size``+ cards, closed books
+        included) of a partnership."""
+        return sum(self.book_counts(team))
+
+    def book_counts(self, team: int) -> tuple[int, int]:
+        """(clean, dirty) canastas / books of a partnership, closed books included; a
+        wild book counts as clean."""
         size = self.options.canasta_size
         n, j, t = self.nat[team], self.jok[team], self.two[team]
-        return sum(1 for r in range(NUM_CLASSES) if n[r] and n[r] + j[r] + t[r] >= size)
+        clean = dirty = 0
+        for r in range(NUM_CLASSES):
+            if n[r] and n[r] + j[r] + t[r] >= size:
+                if j[r] + t[r]:
+                    dirty += 1
+                else:
+                    clean += 1
+        c, d = self._closed_books(team)
+        return clean + c, dirty + d
+
+    def _closed_books(self, team: int) -> tuple[int, int]:
+        """(clean, dirty) closed books of a partnership (a wild book counts as clean)."""
+        clean = dirty = 0
+        for r, bn, bj, bt in self.books[team]:
+            if r != JOKER and bj + bt:
+                dirty += 1
+            else:
+                clean += 1
+        return clean, dirty
+
+    def foot_pending(self, seat: int) -> bool:
+        """True while ``seat`` still has a foot to pick up."""
+        return self.options.foot_size > 0 and not self.in_foot[seat]
 
     def pile_frozen_for(self, team: int) -> bool:
         """Frozen against a partnership that has not opened, or for all while the pile
@@ -266,9 +328,13 @@ class Game:
 
     # ------------------------------------------------------------------ feasibility
     def _feasible(self, hand, nat, wild, tp: int, laid: bool, pending: list[int] | None,
-                  must_out: bool, asked: int, drew_stock: bool) -> bool:
+                  must_out: bool, asked: int, drew_stock: bool, wm: int | None = None) -> bool:
         """Can the current player's turn be completed from this (hypothetical) state?
-        ``pending``: in phase PICKUP, the pile cards (red 3s excluded) set aside."""
+        ``pending``: in phase PICKUP, the pile cards (red 3s excluded) set aside;
+        ``wm``: cards in the open wild meld (exact rules only; None: as on the table)."""
+        if self._exact:
+            return self._feasible_exact(hand, nat, wild, tp, laid, pending, must_out, asked,
+                                        drew_stock, wm)
         o = self.options
         team = self.current & 1
         cap = o.max_wilds_per_meld
@@ -355,6 +421,174 @@ class Game:
                     return True
         return False
 
+    # ------------------------------------------------------------------ exact feasibility
+    def _close(self, team: int, nat, wild, wm: int, extra=(0, 0)) -> tuple[list, list, int,
+                                                                            int, int]:
+        """Copies of hypothetical open melds with those at ``max_meld_size`` closed:
+        (nat, wild, wild meld size, clean books, dirty books), books on the table and
+        ``extra`` (clean, dirty) books closed earlier in a search included."""
+        m = self.options.max_meld_size
+        clean, dirty = self._closed_books(team)
+        clean += extra[0]
+        dirty += extra[1]
+        nat, wild = list(nat), list(wild)
+        if m:
+            for r in MELD_RANKS:
+                if nat[r] and nat[r] + wild[r] >= m:
+                    if wild[r]:
+                        dirty += 1
+                    else:
+                        clean += 1
+                    nat[r] = wild[r] = 0
+            if wm >= m:
+                clean += 1
+                wm = 0
+        return nat, wild, wm, clean, dirty
+
+    def _feasible_exact(self, hand, nat, wild, tp: int, laid: bool, pending, must_out: bool,
+                        asked: int, drew_stock: bool, wm: int | None,
+                        extra=(0, 0)) -> bool:
+        """:meth:`_feasible` for the exact meld rules (Hand and Foot): the same
+        questions answered with :func:`.exact.max_points` / :func:`.exact.can_meld_all`.
+        A player who still has a foot may empty the hand (melding out picks the foot up
+        at once, once the opening minimum is met; discarding the last card is allowed);
+        only a player in the foot (or in a game without feet) may go out."""
+        o = self.options
+        seat = self.current
+        team = seat & 1
+        rules = self._rules
+        if wm is None:
+            wm = sum(self.wild_meld[team])
+        nat, wild, wm, have_c, have_d = self._close(team, nat, wild, wm, extra)
+        minimum = self.minimum[team]
+        opened = self.opened[team] or (laid and tp >= minimum)
+        need = 0 if opened else minimum - tp
+        foot = self.foot_pending(seat)
+        if pending is not None:
+            full = list(hand)
+            for c in pending:
+                full[c] += 1
+            if opened:
+                extra = (have_c - self._closed_books(team)[0], have_d - self._closed_books(team)[1])
+                return self._feasible_exact(full, nat, wild, tp, True, None, False, NOT_ASKED,
+                                            False, wm, extra)
+            keep = 0 if foot else max(0, 2 - len(pending))
+            if max_points(hand, nat, wild, wm, rules, keep) >= need:
+                return True
+            if foot or len(pending) >= 2:
+                return False
+            extra = (have_c - self._closed_books(team)[0], have_d - self._closed_books(team)[1])
+            return self._pickup_search_exact(list(hand), nat, wild, wm, tp, pending, extra,
+                                             set())
+        size = sum(hand)
+        if foot:  # melding out picks the foot up; the last card may be discarded
+            if must_out or asked == ASKED_YES:
+                return False
+            if opened:
+                return True
+            if not laid:
+                return size >= 1
+            return max_points(hand, nat, wild, wm, rules, 0) >= need
+        if not must_out and asked != ASKED_YES:
+            keep = 1 if self.no_discard else 2
+            if size >= keep and (opened or not laid or
+                                 max_points(hand, nat, wild, wm, rules, keep) >= need):
+                return True
+        if self.no_discard or asked == ASKED_NO:
+            return False
+        if o.ask_partner_required and asked != ASKED_YES and (size == 0 or must_out):
+            return False
+        args = (have_c, have_d, o.clean_books_to_go_out, o.dirty_books_to_go_out,
+                o.canastas_to_go_out)
+        if size == 0:
+            return (have_c >= args[2] and have_d >= args[3] and have_c + have_d >= args[4]
+                    and (opened or drew_stock))
+        need_b = 0 if (opened or drew_stock) else need
+        if can_meld_all(hand, nat, wild, wm, rules, *args, need_b):
+            return True
+        for c in range(NUM_CLASSES):
+            if hand[c] and c != RED_THREE:
+                hand[c] -= 1
+                ok = can_meld_all(hand, nat, wild, wm, rules, *args, need_b)
+                hand[c] += 1
+                if ok:
+                    return True
+        return False
+
+    def _meld_moves(self, hand, nat, wild, wm: int):
+        """Every single meld action's effect on (hand, open melds, wild meld), for the
+        exact searches: tuples (rank or -1 for the wild meld, naturals, jokers, twos)."""
+        rules = self._rules
+        m = rules.max_size
+        out = []
+        for r in MELD_RANKS:
+            n, w = nat[r], wild[r]
+            if n:
+                if hand[r]:
+                    out.append((r, 1, 0, 0))
+                if w + 1 <= (min(rules.cap, n // 2) if rules.half else rules.cap):
+                    if hand[JOKER]:
+                        out.append((r, 0, 1, 0))
+                    if hand[TWO]:
+                        out.append((r, 0, 0, 1))
+            elif hand[r] >= 2:
+                if hand[r] >= 3:
+                    out.append((r, 3, 0, 0))
+                if rules.cap > 0:
+                    if hand[JOKER]:
+                        out.append((r, 2, 1, 0))
+                    if hand[TWO]:
+                        out.append((r, 2, 0, 1))
+        if rules.wild_melds:
+            if wm:
+                if not m or wm < m:
+                    if hand[JOKER]:
+                        out.append((-1, 0, 1, 0))
+                    if hand[TWO]:
+                        out.append((-1, 0, 0, 1))
+            else:
+                for j, t in A.WILD_START_KINDS:
+                    if hand[JOKER] >= j and hand[TWO] >= t:
+                        out.append((-1, 0, j, t))
+        return out
+
+    def _pickup_search_exact(self, hand, nat, wild, wm: int, tp: int, pending, extra,
+                             seen: set) -> bool:
+        """Phase PICKUP under the exact rules, a player in the foot whose opening needs
+        (nearly) the whole hand: can melds from ``hand`` reach the minimum so that the
+        turn can still be finished (going out)? Exhaustive search over the meld actions."""
+        key = (tuple(hand), tuple(nat), tuple(wild), wm, extra)
+        if key in seen:
+            return False
+        seen.add(key)
+        team = self.current & 1
+        base = self._closed_books(team)
+        minimum = self.minimum[team]
+        for r, n, j, t in self._meld_moves(hand, nat, wild, wm):
+            h2 = list(hand)
+            h2[JOKER] -= j
+            h2[TWO] -= t
+            pts = j * _V[JOKER] + t * _V[TWO]
+            nat2, wild2, wm2 = list(nat), list(wild), wm
+            if r < 0:
+                wm2 += j + t
+            else:
+                h2[r] -= n
+                nat2[r] += n
+                wild2[r] += j + t
+                pts += n * _V[r]
+            nat2, wild2, wm2, c, d = self._close(team, nat2, wild2, wm2, extra)
+            extra2 = (c - base[0], d - base[1])
+            if tp + pts >= minimum:
+                ok = self._feasible_exact(h2, nat2, wild2, tp + pts, True, pending, False,
+                                          NOT_ASKED, False, wm2, extra2)
+            else:
+                ok = self._pickup_search_exact(h2, nat2, wild2, wm2, tp + pts, pending, extra2,
+                                               seen)
+            if ok:
+                return True
+        return False
+
     def _wild(self, team: int) -> list[int]:
         j, t = self.jok[team], self.two[team]
         return [a + b for a, b in zip(j, t)]
@@ -393,54 +627,76 @@ class Game:
         if not self.pile:
             return []
         top = self.pile[-1]
-        if top in _WILDS or top == BLACK_THREE or top == RED_THREE:
-            return []
         o = self.options
         team = seat & 1
         hand = self.hands[seat]
+        if top in _WILDS and o.pile_wild_pair:
+            if hand[top] >= 2 and wild_meld_books(sum(self.wild_meld[team]), 3, self._rules) >= 0 \
+                    and self._take_feasible(seat, top, 2, 0, 0, wild_pair=True):
+                return [A.TAKE_WILD_PAIR]
+            return []
+        if top in _WILDS or top == BLACK_THREE or top == RED_THREE:
+            return []
         if o.one_card_pile_restriction and sum(hand) == 1 and len(self.pile) == 1:
             return []
         frozen = self.pile_frozen_for(team)
         nat, wild = self.nat[team], self._wild(team)
         out = []
+        m = o.max_meld_size
         for kind in (A.TAKE_PAIR, A.TAKE_NAT_JOKER, A.TAKE_NAT_TWO, A.TAKE_ONTO_MELD):
-            if kind != A.TAKE_PAIR and frozen:
+            if kind != A.TAKE_PAIR and (frozen or o.pile_pair_only):
                 continue
             n, j, t = self._take_use(kind, top)
             if hand[top] < n or hand[JOKER] < j or hand[TWO] < t:
                 continue
             if kind == A.TAKE_ONTO_MELD and not nat[top]:
                 continue
-            if (j or t) and wild[top] + 1 > o.max_wilds_per_meld:
+            if (j or t) and not self._wild_ok(nat[top] + n + 1, wild[top] + 1):
+                continue
+            if m and nat[top] + wild[top] + n + j + t + 1 > m:
                 continue
             if self._take_feasible(seat, top, n, j, t):
                 out.append(kind)
         return out
 
-    def _take_feasible(self, seat: int, top: int, n: int, j: int, t: int) -> bool:
+    def _wild_ok(self, n: int, w: int) -> bool:
+        """May a meld with ``n`` naturals hold ``w`` wild cards?"""
+        o = self.options
+        return w <= o.max_wilds_per_meld and (not o.wilds_at_most_half_naturals or 2 * w <= n)
+
+    def _pile_rest(self) -> list[int]:
+        """The cards a pile take brings besides the top card (bottom to top): the whole
+        pile, or its top ``pile_take_limit`` cards."""
+        k = self.options.pile_take_limit
+        if not k:
+            return self.pile[:-1]
+        return self.pile[max(0, len(self.pile) - k):-1]
+
+    def _take_feasible(self, seat: int, top: int, n: int, j: int, t: int,
+                       wild_pair: bool = False) -> bool:
         team = seat & 1
         hand = list(self.hands[seat])
         nat = list(self.nat[team])
         wild = self._wild(team)
+        wm = sum(self.wild_meld[team])
         hand[top] -= n
         hand[JOKER] -= j
         hand[TWO] -= t
-        nat[top] += n + 1
-        wild[top] += j + t
-        rest = self.pile[:-1]
-        if self.opened[team]:
-            for c in rest:
-                if c != RED_THREE:
-                    hand[c] += 1
-            return self._feasible(hand, nat, wild, 0, True, None, False, NOT_ASKED, False)
+        if wild_pair:
+            wm += n + 1
+        else:
+            nat[top] += n + 1
+            wild[top] += j + t
+        rest = self._pile_rest()
         tp = (n + 1) * _V[top] + j * _V[JOKER] + t * _V[TWO]
-        if tp >= self.minimum[team]:
+        if self.opened[team] or tp >= self.minimum[team]:
             for c in rest:
                 if c != RED_THREE:
                     hand[c] += 1
-            return self._feasible(hand, nat, wild, tp, True, None, False, NOT_ASKED, False)
+            return self._feasible(hand, nat, wild, 0 if self.opened[team] else tp, True, None,
+                                  False, NOT_ASKED, False, wm)
         pending = [c for c in rest if c != RED_THREE]
-        return self._feasible(hand, nat, wild, tp, True, pending, False, NOT_ASKED, False)
+        return self._feasible(hand, nat, wild, tp, True, pending, False, NOT_ASKED, False, wm)
 
     # ------------------------------------------------------------------ legal: meld
     def _legal_meld(self) -> list[int]:
@@ -460,13 +716,14 @@ class Game:
         tp0 = self.turn_points
         feas = self._feasible
         free_ok = not self.must_out and self.asked != ASKED_YES and not pickup
+        free_keep = 0 if self.foot_pending(seat) else 2
 
-        def check(delta_pts: int, used: int) -> bool:
+        def check(delta_pts: int, used: int, wm: int | None = None) -> bool:
             tp = tp0 + (0 if opened else delta_pts)
-            if free_ok and size - used >= 2 and (opened or tp >= minimum):
+            if free_ok and size - used >= free_keep and (opened or tp >= minimum):
                 return True
             return feas(hand, nat, wild, tp, True, pending, self.must_out, self.asked,
-                        self.drew_stock)
+                        self.drew_stock, wm)
 
         nj, nt = hand[JOKER], hand[TWO]
         for i, r in enumerate(MELD_RANKS):
@@ -474,7 +731,7 @@ class Game:
             v = _V[r]
             if nat[r]:
                 base = A.ADD_TO_MELD + 3 * i
-                room = wild[r] < cap
+                room = self._wild_ok(nat[r], wild[r] + 1)
                 if n:
                     hand[r] -= 1
                     nat[r] += 1
@@ -513,12 +770,31 @@ class Game:
                             hand[c] += 1
                             nat[r] -= 2
                             wild[r] -= 1
+        if o.wild_melds:
+            wm = sum(self.wild_meld[team])
+            if wm:
+                if not o.max_meld_size or wm < o.max_meld_size:
+                    for k, c in ((0, JOKER), (1, TWO)):
+                        if hand[c]:
+                            hand[c] -= 1
+                            if check(_V[c], 1, wm + 1):
+                                legal.append(A.ADD_TO_WILD_MELD + k)
+                            hand[c] += 1
+            else:
+                for k, (j, t) in enumerate(A.WILD_START_KINDS):
+                    if hand[JOKER] >= j and hand[TWO] >= t:
+                        hand[JOKER] -= j
+                        hand[TWO] -= t
+                        if check(j * _V[JOKER] + t * _V[TWO], j + t, j + t):
+                            legal.append(A.START_WILD_MELD + k)
+                        hand[JOKER] += j
+                        hand[TWO] += t
         if pickup:
             legal.sort()
             return legal
         # black 3s: only as part of going out
         b3 = hand[BLACK_THREE]
-        if b3 >= 3 and self.asked != ASKED_NO and not self.no_discard:
+        if 3 <= b3 <= o.black_three_meld_max and self.asked != ASKED_NO and not self.no_discard:
             hand[BLACK_THREE] = 0
             if feas(hand, nat, wild, tp0 + (0 if opened else 5 * b3), True, None, True,
                     self.asked, self.drew_stock):
@@ -539,6 +815,12 @@ class Game:
                 for c in DISCARDABLE:
                     if hand[c]:
                         legal.append(A.DISCARD_ACTION[c])
+        elif size == 1 and self.foot_pending(seat):
+            # discarding the last hand card: the foot is picked up next turn
+            if opening_ok and not self.must_out and self.asked != ASKED_YES:
+                for c in DISCARDABLE:
+                    if hand[c]:
+                        legal.append(A.DISCARD_ACTION[c])
         elif size == 1 and self._may_go_out_now(team):
             if opening_ok or self.drew_stock:
                 for c in DISCARDABLE:
@@ -553,7 +835,11 @@ class Game:
             return False
         if o.ask_partner_required and self.asked != ASKED_YES:
             return False
-        return self.canastas(team) >= o.canastas_to_go_out
+        if self.foot_pending(self.current):
+            return False
+        clean, dirty = self.book_counts(team)
+        return (clean + dirty >= o.canastas_to_go_out and clean >= o.clean_books_to_go_out
+                and dirty >= o.dirty_books_to_go_out)
 
     def _legal_answer(self) -> list[int]:
         seat = self.current
@@ -582,11 +868,12 @@ class Game:
                 action = int(action)
             except (TypeError, ValueError):
                 raise IllegalActionError(f"action must be an int id, got {action!r}") from None
-        if not 0 <= action < A.NUM_ACTIONS:
-            raise IllegalActionError(f"action id {action} is outside 0..{A.NUM_ACTIONS - 1}")
+        if not 0 <= action < self.num_actions:
+            raise IllegalActionError(f"action id {action} is outside 0..{self.num_actions - 1}")
         if action not in self.legal_actions():
             raise IllegalActionError(
-                f"illegal action {action} ({A.DESCRIPTIONS[action]!r}) for seat {self.to_move} "
+                f"illegal action {action} ({self.table.descriptions[action]!r}) for seat "
+                f"{self.to_move} "
                 f"in phase {self.phase.name}: {self._why_illegal(action)}")
         seat = self.to_move
         self.log.append({"seat": seat, "action": action})
@@ -604,20 +891,27 @@ class Game:
         ph = self.phase
         if ph >= Phase.HAND_OVER:
             return "the hand is over"
-        if ph == Phase.DRAW and not (A.DRAW_STOCK <= action <= A.DECLINE_PILE):
+        draws = A.DRAW_STOCK <= action <= A.DECLINE_PILE or action == A.TAKE_WILD_PAIR
+        wild_meld = A.START_WILD_MELD <= action < A.TAKE_WILD_PAIR
+        if ph == Phase.DRAW and not draws:
             return "the player must first draw from the stock or take the pile"
         if ph == Phase.ANSWER and action not in (A.ANSWER_YES, A.ANSWER_NO):
             return "the partner must answer yes or no"
-        if ph == Phase.PICKUP and not (A.START_MELD <= action < A.MELD_BLACK_THREES):
+        if ph == Phase.PICKUP and not (A.START_MELD <= action < A.MELD_BLACK_THREES or wild_meld):
             return "the opening minimum must be met with melds before the pile is collected"
-        if ph == Phase.MELD and action <= A.DECLINE_PILE:
+        if ph == Phase.MELD and draws:
             return "the player has already drawn this turn"
         if action == A.DECLINE_PILE and self.stock:
             return "the pile may be declined only when the stock is empty"
-        if A.TAKE_PAIR <= action <= A.TAKE_ONTO_MELD:
-            return "the pile cannot be taken that way (stop card, wild on top, frozen, or " \
-                   "the cards are not in hand)"
-        if action >= A.DISCARD:
+        if A.TAKE_PAIR <= action <= A.TAKE_ONTO_MELD or action == A.TAKE_WILD_PAIR:
+            return "the pile cannot be taken that way (stop card, wild on top, frozen, a " \
+                   "natural pair needed, a full meld, or the cards are not in hand)"
+        if action == A.ASK_PARTNER and self.foot_pending(self.current):
+            return "only a player in the foot may ask to go out"
+        if wild_meld:
+            return "the wild cards are not in hand, the wild meld is full or already started " \
+                   "(or not yet), or it would leave the turn impossible to complete"
+        if A.DISCARD <= action < A.NUM_ACTIONS:
             if self.asked == ASKED_YES or self.must_out:
                 return "the player must go out this turn"
             return "the card is not in hand, the opening minimum is not met, or the " \
@@ -634,20 +928,23 @@ class Game:
         hand = self.hands[seat]
         if action == A.DRAW_STOCK:
             self.drew_stock = True
-            while True:
-                c = self.stock.pop()
-                if c != RED_THREE:
-                    hand[c] += 1
-                    break
-                self._expose_red3(seat, True)
+            for _ in range(self.options.draw_count):
                 if not self.stock:
-                    # red 3 as the last stock card: the hand ends (pagat)
-                    if self.options.red_three_last_card_may_meld:
-                        self.no_discard = True
-                        self.phase = Phase.MELD
+                    break
+                while True:
+                    c = self.stock.pop()
+                    if c != RED_THREE:
+                        hand[c] += 1
+                        break
+                    self._expose_red3(seat, True)
+                    if not self.stock:
+                        # red 3 as the last stock card: the hand ends (pagat)
+                        if self.options.red_three_last_card_may_meld:
+                            self.no_discard = True
+                            self.phase = Phase.MELD
+                            return
+                        self._end_hand()
                         return
-                    self._end_hand()
-                    return
             self.phase = Phase.MELD
             return
         if action == A.DECLINE_PILE:
@@ -655,24 +952,31 @@ class Game:
             self._end_hand()
             return
         team = seat & 1
+        rest = self._pile_rest()
         top = self.pile.pop()
-        n, j, t = self._take_use(action, top)
-        hand[top] -= n
-        hand[JOKER] -= j
-        hand[TWO] -= t
+        if action == A.TAKE_WILD_PAIR:
+            n, j, t = 2, 0, 0
+            hand[top] -= 2
+            self._lay_wild(team, 3 if top == JOKER else 0, 3 if top == TWO else 0)
+        else:
+            n, j, t = self._take_use(action, top)
+            hand[top] -= n
+            hand[JOKER] -= j
+            hand[TWO] -= t
+            self._lay(team, top, n + 1, j, t)
         self._fix_known(seat)
-        self._lay(team, top, n + 1, j, t)
         self.laid = True
         if not self.opened[team]:
             self.turn_points += (n + 1) * _V[top] + j * _V[JOKER] + t * _V[TWO]
-        self.pending = self.pile
-        self.pile = []
-        self.pile_frozen = False
+        self.pending = rest
+        del self.pile[len(self.pile) - len(rest):]
+        # what stays of the pile (pile_take_limit) keeps its frozen state
+        self.pile_frozen = any(c in _WILDS or c == RED_THREE for c in self.pile)
         if self.opened[team] or self.turn_points >= self.minimum[team]:
             self._collect_pile()
             if not any(hand):
                 # the take melded the last cards (a one-card pile): the player is out
-                self._go_out(seat)
+                self._hand_emptied(seat)
         else:
             self.phase = Phase.PICKUP
 
@@ -696,9 +1000,47 @@ class Game:
             self.new_ranks.append(rank)
         elif rank not in self.new_ranks:
             self.added_old = True
-        self.nat[team][rank] += n
-        self.jok[team][rank] += j
-        self.two[team][rank] += t
+        nat, jok, two = self.nat[team], self.jok[team], self.two[team]
+        nat[rank] += n
+        jok[rank] += j
+        two[rank] += t
+        m = self.options.max_meld_size
+        if m and nat[rank] + jok[rank] + two[rank] >= m:  # a closed book
+            self.books[team].append([rank, nat[rank], jok[rank], two[rank]])
+            self.log.append({"event": "book", "team": team, "rank": rank})
+            nat[rank] = jok[rank] = two[rank] = 0
+
+    def _lay_wild(self, team: int, j: int, t: int) -> None:
+        wm = self.wild_meld[team]
+        wm[0] += j
+        wm[1] += t
+        m = self.options.max_meld_size
+        if m and wm[0] + wm[1] >= m:  # a wild book
+            self.books[team].append([JOKER, 0, wm[0], wm[1]])
+            self.log.append({"event": "book", "team": team, "rank": JOKER})
+            wm[0] = wm[1] = 0
+
+    def _take_foot(self, seat: int) -> None:
+        """The foot becomes the hand; red 3s in it are laid and replaced."""
+        hand, foot = self.hands[seat], self.feet[seat]
+        for c in range(NUM_CLASSES):
+            hand[c] += foot[c]
+            foot[c] = 0
+        self.in_foot[seat] = True
+        self.log.append({"event": "foot", "seat": seat})
+        while hand[RED_THREE]:
+            hand[RED_THREE] -= 1
+            self._expose_red3(seat, True)
+            if self.stock:
+                hand[self.stock.pop()] += 1
+
+    def _hand_emptied(self, seat: int) -> None:
+        """The hand was melded out: pick up the foot and play on, or go out."""
+        if self.foot_pending(seat):
+            self._take_foot(seat)
+            self._legal = None
+        else:
+            self._go_out(seat)
 
     def _fix_known(self, seat: int) -> None:
         h, k = self.hands[seat], self.known[seat]
@@ -709,21 +1051,25 @@ class Game:
         seat = self.current
         team = seat & 1
         hand = self.hands[seat]
-        if action >= A.DISCARD:
+        if A.DISCARD <= action < A.NUM_ACTIONS:
             c = DISCARDABLE[action - A.DISCARD]
             hand[c] -= 1
             self._fix_known(seat)
             self.pile.append(c)
             if c in _WILDS or (c == BLACK_THREE and self.options.black_three_freezes):
                 self.pile_frozen = True
-            if not any(hand):
+            if not any(hand) and not self.foot_pending(seat):
                 self._go_out(seat)
             else:
                 if self.laid:
                     self.seat_melded[seat] = True
-                self.current = (seat + 1) % 4
+                nxt = (seat + 1) % 4
+                self.current = nxt
                 self._start_turn()
                 self.phase = Phase.DRAW
+                if self.foot_pending(nxt) and not any(self.hands[nxt]):
+                    # the last hand card was discarded: the foot, at the next turn's start
+                    self._take_foot(nxt)
             return
         if action == A.ASK_PARTNER:
             self.phase = Phase.ANSWER
@@ -731,7 +1077,16 @@ class Game:
         if action == A.FINISH_TURN:
             self._end_hand()
             return
-        if action == A.MELD_BLACK_THREES:
+        if action >= A.START_WILD_MELD:
+            if action < A.ADD_TO_WILD_MELD:
+                j, t = A.WILD_START_KINDS[action - A.START_WILD_MELD]
+            else:
+                j, t = (1, 0) if action == A.ADD_TO_WILD_MELD else (0, 1)
+            hand[JOKER] -= j
+            hand[TWO] -= t
+            self._lay_wild(team, j, t)
+            pts = j * _V[JOKER] + t * _V[TWO]
+        elif action == A.MELD_BLACK_THREES:
             b3 = hand[BLACK_THREE]
             hand[BLACK_THREE] = 0
             self._lay(team, BLACK_THREE, b3, 0, 0)
@@ -767,7 +1122,7 @@ class Game:
                 else:
                     self.opened[team] = True
         if self.phase == Phase.MELD and not any(hand):
-            self._go_out(seat)
+            self._hand_emptied(seat)
 
     def _go_out(self, seat: int) -> None:
         team = seat & 1
@@ -790,14 +1145,15 @@ class Game:
         o = self.options
         sheets = []
         for team in (0, 1):
-            melded = any(self.nat[team])
+            melded = any(self.nat[team]) or bool(self.books[team]) or any(self.wild_meld[team])
             bonus = 0
             if self.went_out is not None and self.went_out & 1 == team:
                 bonus = o.concealed_going_out_bonus if self.concealed else o.going_out_bonus
             sheets.append(score_partnership(
                 o, self.nat[team], self.jok[team], self.two[team],
                 self.red3[team] + self.red3[team + 2], melded, bonus,
-                (self.hands[team], self.hands[team + 2]), self.scores[team]))
+                (self.hands[team], self.hands[team + 2], self.feet[team], self.feet[team + 2]),
+                self.scores[team], self.books[team], self.wild_meld[team]))
         self.sheets = sheets
         self.scores = [sheets[0].total, sheets[1].total]
         self.history.append({"hand": self.hand_number, "went_out": self.went_out,
@@ -805,7 +1161,7 @@ class Game:
                              "sheets": [s.as_dict() for s in sheets]})
         self.log.append({"event": "hand_over", "scores": list(self.scores)})
         self._legal = None
-        if max(self.scores) >= o.target_score:
+        if (self.hand_number + 1 >= o.rounds) if o.rounds else max(self.scores) >= o.target_score:
             a, b = self.scores
             self.winner = 0 if a > b else 1 if b > a else -1
             self.phase = Phase.GAME_OVER
@@ -897,7 +1253,11 @@ def to_position(game: Game) -> dict:
     ``opened``, ``minimum`` (opening minimum per partnership, points),
     ``seat_melded``; ``turn`` (drew_stock, turn_points, laid, added_old, new_ranks,
     pending, asked, must_out, no_discard); ``went_out``, ``concealed``, ``decisions``,
-    ``sheets`` (this hand's score sheets once it is over), ``log`` (event log).
+    ``sheets`` (this hand's score sheets once it is over), ``log`` (event log);
+    Hand and Foot: ``feet`` (per seat, the foot not yet picked up), ``in_foot`` (per
+    seat), ``books`` (per partnership, closed books: rank name or ``"wild"``,
+    naturals, jokers, twos), ``wild_melds`` (per partnership, the open wild meld:
+    jokers, twos). These four are optional on load (Classic positions without them).
     """
     from .cards import CLASS_NAMES
     return {
@@ -938,6 +1298,11 @@ def to_position(game: Game) -> dict:
         "decisions": game.decisions,
         "sheets": None if game.sheets is None else [s.as_dict() for s in game.sheets],
         "log": [dict(e) for e in game.log],
+        "feet": [_names_from_counts(f) for f in game.feet],
+        "in_foot": list(game.in_foot),
+        "books": [[{"rank": "wild" if b[0] == JOKER else CLASS_NAMES[b[0]], "naturals": b[1],
+                    "jokers": b[2], "twos": b[3]} for b in game.books[t]] for t in (0, 1)],
+        "wild_melds": [{"jokers": w[0], "twos": w[1]} for w in game.wild_meld],
     }
 
 
@@ -1026,7 +1391,10 @@ def from_position(pos: dict) -> Game:
             except (KeyError, TypeError, ValueError):
                 raise PositionError(f"melds[{t}][{name!r}] needs naturals, jokers, twos") \
                     from None
-            if n < 2 or j < 0 or w < 0 or j + w > opts.max_wilds_per_meld or n + j + w < 3:
+            bad_size = opts.max_meld_size and n + j + w >= opts.max_meld_size
+            bad_half = opts.wilds_at_most_half_naturals and 2 * (j + w) > n
+            if n < 2 or j < 0 or w < 0 or j + w > opts.max_wilds_per_meld or n + j + w < 3 \
+                    or bad_size or bad_half:
                 raise PositionError(f"melds[{t}][{name!r}] is not a legal meld: "
                                     f"{n} naturals, {j} jokers, {w} twos")
             g.nat[t][r], g.jok[t][r], g.two[t][r] = n, j, w
@@ -1065,12 +1433,24 @@ def from_position(pos: dict) -> Game:
         raise PositionError(f"bad score sheets (need table, canasta_bonus, red_threes, "
                             f"going_out, hand_penalty, previous): {e!r}") from None
     g.log = list(pos.get("log", []))
+    _load_hand_and_foot(g, pos, opts)
+    g._init_rules()
     g._legal = None
     # consistency: the cards add up to the pack
     total = [0] * NUM_CLASSES
     for h in g.hands:
         for c in range(NUM_CLASSES):
             total[c] += h[c]
+    for f in g.feet:
+        for c in range(NUM_CLASSES):
+            total[c] += f[c]
+    for t in (0, 1):
+        total[JOKER] += g.wild_meld[t][0]
+        total[TWO] += g.wild_meld[t][1]
+        for r, n, j, w in g.books[t]:
+            total[r] += n
+            total[JOKER] += j
+            total[TWO] += w
     for c in g.stock + g.pile + g.pending:
         total[c] += 1
     total[RED_THREE] += sum(g.red3)
@@ -1097,6 +1477,53 @@ def from_position(pos: dict) -> Game:
     if g.phase < Phase.HAND_OVER and not g.legal_actions():
         raise PositionError("the position leaves the player on turn with no legal action")
     return g
+
+
+def _load_hand_and_foot(g: Game, pos: dict, opts: RulesOptions) -> None:
+    """The optional Hand and Foot fields of a position (feet, in_foot, books,
+    wild_melds); defaults when absent."""
+    from .cards import NAME_TO_CLASS
+    try:
+        feet = pos.get("feet", [[]] * 4)
+        in_foot = pos.get("in_foot", [False] * 4)
+        if not isinstance(feet, list) or len(feet) != 4 or not isinstance(in_foot, list) \
+                or len(in_foot) != 4 or not all(isinstance(x, bool) for x in in_foot):
+            raise PositionError("feet and in_foot must have 4 entries (one per seat)")
+        g.feet = [_counts(f, f"feet[{i}]") for i, f in enumerate(feet)]
+        g.in_foot = list(in_foot)
+        g.books = [[], []]
+        books = pos.get("books", [[], []])
+        if not isinstance(books, list) or len(books) != 2:
+            raise PositionError("books must have 2 entries (one per partnership)")
+        m = opts.max_meld_size
+        for t, bl in enumerate(books):
+            for b in bl:
+                name = b["rank"]
+                r = JOKER if name == "wild" else NAME_TO_CLASS.get(name)
+                n, j, w = int(b["naturals"]), int(b["jokers"]), int(b["twos"])
+                if r is None or (r != JOKER and r not in MELD_RANKS) or min(n, j, w) < 0 \
+                        or (r == JOKER and n) or (m and n + j + w != m):
+                    raise PositionError(f"books[{t}]: not a book: {b!r}")
+                g.books[t].append([r, n, j, w])
+        wms = pos.get("wild_melds", [{"jokers": 0, "twos": 0}] * 2)
+        if not isinstance(wms, list) or len(wms) != 2:
+            raise PositionError("wild_melds must have 2 entries (one per partnership)")
+        g.wild_meld = [[int(x["jokers"]), int(x["twos"])] for x in wms]
+    except (KeyError, TypeError, ValueError, AttributeError) as e:
+        if isinstance(e, PositionError):
+            raise
+        raise PositionError(f"bad Hand and Foot fields (feet, in_foot, books, wild_melds): "
+                            f"{e!r}") from None
+    for t in (0, 1):
+        s = sum(g.wild_meld[t])
+        if min(g.wild_meld[t]) < 0 or (s and (not opts.wild_melds or s < 3 or
+                                               (m and s >= m))):
+            raise PositionError(f"wild_melds[{t}] is not a legal open wild meld")
+    if any(any(f) for f in g.feet) and not opts.foot_size:
+        raise PositionError("feet hold cards but the rules have no foot (foot_size 0)")
+    for s in range(4):
+        if g.in_foot[s] and any(g.feet[s]):
+            raise PositionError(f"seat {s} is in the foot but still has a foot")
 
 
 def game_to_json(game: Game, indent: int | None = None) -> str:

@@ -4,7 +4,9 @@ Every number the rules use lives here with its default and its source, so a vari
 a preset of options and the engine never branches on the variant name.
 
 Sources: ../shared/SPEC.md section 2 (pagat.com Classic Canasta; Hoyle / Bicycle where
-noted; seeds/001 and seeds/002).
+noted; seeds/001 and seeds/002) and section 3 (Hand and Foot: pagat.com Hand and Foot,
+Bicycle, seeds/000). Every Hand and Foot rule is a field below whose default keeps the
+Classic behaviour; :func:`hand_and_foot` is the preset that switches them on.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
-VARIANTS = ("classic",)
+VARIANTS = ("classic", "hand_and_foot")
 
 
 class OptionsError(ValueError):
@@ -21,10 +23,11 @@ class OptionsError(ValueError):
 
 @dataclass(frozen=True)
 class RulesOptions:
-    """All rules of a Classic Canasta game. Units: cards and points.
+    """All rules of a Classic Canasta or Hand and Foot game. Units: cards and points.
 
-    Attributes (default; source):
-        variant: preset name ("classic").
+    Attributes (Classic default; source), then the Hand and Foot fields (Classic default
+    that switches the rule off; Hand and Foot value in :func:`hand_and_foot`):
+        variant: preset name ("classic" or "hand_and_foot").
         decks: 52-card decks in the pack (2; pagat).
         jokers: jokers in the pack (4; pagat).
         hand_size: cards dealt to each player (11; seeds/001).
@@ -46,6 +49,37 @@ class RulesOptions:
             pile (True: Hoyle).
         ask_partner_required: a player must ask partner (and hear yes) before going
             out (False: pagat makes asking optional).
+
+        foot_size: cards of each player's foot, dealt after the hand (0: no foot; H&F
+            11, Bicycle). A player plays the hand first; melding the hand out picks up
+            the foot at once, discarding the last hand card picks it up at the start of
+            the player's next turn; only a player in the foot may go out.
+        rounds: deals in a game (0: play to ``target_score``; H&F 4). With rounds > 0
+            the game ends after that many deals, highest total wins, tie possible.
+        round_minimums: opening minimum by round, 1st, 2nd, ... (empty: use the score
+            table ``opening_minimums``; H&F (60, 90, 120, 150), seeds/000).
+        draw_count: cards drawn from the stock per turn (1; H&F 2).
+        max_meld_size: a meld reaching this many cards is a closed book: nothing more
+            joins it and a new meld of that rank may be started (0: no maximum; H&F 7).
+        wilds_at_most_half_naturals: a meld's wild cards may be at most half its
+            naturals, besides ``max_wilds_per_meld`` (False; H&F True, pagat).
+        wild_melds: melds of wild cards only are allowed, one open per partnership
+            (False; H&F True, seeds/000 round-4 examples).
+        wild_book_bonus: bonus for a book of ``max_meld_size`` wild cards (1,500;
+            pagat). A wild book counts as a clean book for going out.
+        clean_books_to_go_out / dirty_books_to_go_out: books a partnership needs
+            before going out, besides ``canastas_to_go_out`` (0 / 0; H&F 2 / 2).
+        pile_pair_only: the pile may be taken only with a natural pair matching the
+            top card (False; H&F True).
+        pile_wild_pair: a wild card on top may be taken with a pair of the same wild
+            card, melded into the wild meld (False; H&F True).
+        pile_take_limit: cards taken with the pile, the top card included (0: all;
+            H&F 7).
+        red_three_negative_unmelded: exposed red 3s count negative for a partnership
+            that made no meld (True: pagat Classic; H&F False: +100 each).
+        red_three_hand_penalty: points subtracted for each red 3 left in a hand or foot
+            at the end (0: Classic red 3s are never held; H&F 100).
+        black_three_meld_max: most black 3s in a going-out meld (4).
     """
 
     variant: str = "classic"
@@ -72,6 +106,22 @@ class RulesOptions:
     red_three_last_card_may_meld: bool = False
     one_card_pile_restriction: bool = True
     ask_partner_required: bool = False
+    foot_size: int = 0
+    rounds: int = 0
+    round_minimums: tuple[int, ...] = ()
+    draw_count: int = 1
+    max_meld_size: int = 0
+    wilds_at_most_half_naturals: bool = False
+    wild_melds: bool = False
+    wild_book_bonus: int = 1500
+    clean_books_to_go_out: int = 0
+    dirty_books_to_go_out: int = 0
+    pile_pair_only: bool = False
+    pile_wild_pair: bool = False
+    pile_take_limit: int = 0
+    red_three_negative_unmelded: bool = True
+    red_three_hand_penalty: int = 0
+    black_three_meld_max: int = 4
 
     def __post_init__(self) -> None:
         if self.variant not in VARIANTS:
@@ -82,7 +132,9 @@ class RulesOptions:
             if not isinstance(v, int) or isinstance(v, bool):
                 raise OptionsError(f"option {name} must be an int, got {v!r}")
         for name in ("black_three_freezes", "red_three_last_card_may_meld",
-                     "one_card_pile_restriction", "ask_partner_required"):
+                     "one_card_pile_restriction", "ask_partner_required",
+                     "wilds_at_most_half_naturals", "wild_melds", "pile_pair_only",
+                     "pile_wild_pair", "red_three_negative_unmelded"):
             if not isinstance(getattr(self, name), bool):
                 raise OptionsError(f"option {name} must be a bool, got {getattr(self, name)!r}")
         if not 1 <= self.decks <= 8:
@@ -90,9 +142,43 @@ class RulesOptions:
         if not 0 <= self.jokers <= 40:
             raise OptionsError(f"jokers must be in 0..40, got {self.jokers}")
         pack = 52 * self.decks + self.jokers
-        if not 1 <= self.hand_size or 4 * self.hand_size + 2 > pack:
+        if not 0 <= self.foot_size <= 30 or self.foot_size in (1, 2):
+            raise OptionsError(f"foot_size must be 0 (no foot) or in 3..30, got {self.foot_size}")
+        if not 1 <= self.hand_size or 4 * (self.hand_size + self.foot_size) + 2 > pack:
+            foot = f" (+ foot_size {self.foot_size})" if self.foot_size else ""
             raise OptionsError(
-                f"hand_size {self.hand_size} does not fit a pack of {pack} cards for 4 players")
+                f"hand_size {self.hand_size}{foot} does not fit a pack of {pack} cards for "
+                f"4 players")
+        if not 0 <= self.rounds <= 100:
+            raise OptionsError(f"rounds must be in 0..100 (0: play to target_score), "
+                               f"got {self.rounds}")
+        try:
+            rm = tuple(int(m) for m in self.round_minimums)
+        except (TypeError, ValueError):
+            raise OptionsError(f"round_minimums must be a sequence of ints, got "
+                               f"{self.round_minimums!r}") from None
+        if any(m < 0 for m in rm):
+            raise OptionsError(f"round_minimums must be >= 0, got {rm!r}")
+        object.__setattr__(self, "round_minimums", rm)
+        if not 1 <= self.draw_count <= 5:
+            raise OptionsError(f"draw_count must be in 1..5, got {self.draw_count}")
+        if self.max_meld_size and not 4 <= self.max_meld_size <= 20:
+            raise OptionsError(f"max_meld_size must be 0 (no maximum) or in 4..20, "
+                               f"got {self.max_meld_size}")
+        if self.max_meld_size and self.canasta_size > self.max_meld_size:
+            raise OptionsError(f"canasta_size {self.canasta_size} exceeds max_meld_size "
+                               f"{self.max_meld_size}")
+        if self.pile_take_limit < 0:
+            raise OptionsError(f"pile_take_limit must be >= 0 (0: all), got {self.pile_take_limit}")
+        if self.pile_wild_pair and not self.wild_melds:
+            raise OptionsError("pile_wild_pair needs wild_melds")
+        if min(self.clean_books_to_go_out, self.dirty_books_to_go_out,
+               self.red_three_hand_penalty, self.wild_book_bonus) < 0:
+            raise OptionsError("book requirements, red_three_hand_penalty and wild_book_bonus "
+                               "must be >= 0")
+        if not 3 <= self.black_three_meld_max <= 20:
+            raise OptionsError(f"black_three_meld_max must be in 3..20, "
+                               f"got {self.black_three_meld_max}")
         if self.target_score <= 0:
             raise OptionsError(f"target_score must be positive, got {self.target_score}")
         mins = self.opening_minimums
@@ -123,6 +209,24 @@ class RulesOptions:
                 need = m
         return need
 
+    def minimum_for(self, score: int, round_index: int) -> int:
+        """Opening minimum (points) of a partnership with cumulative ``score`` in deal
+        ``round_index`` (0-based): the round's entry of ``round_minimums`` (the last one
+        past its end) when that is set (Hand and Foot, seeds/000), else the score table."""
+        rm = self.round_minimums
+        if rm:
+            return rm[min(round_index, len(rm) - 1)]
+        return self.opening_minimum(score)
+
+    @property
+    def exact_melds(self) -> bool:
+        """True when the meld rules go beyond Classic's (closed books, the half-naturals
+        wild limit, wild melds, books to go out, a foot): turn feasibility then uses the
+        exact search of :mod:`.exact` instead of Classic's greedy formulas."""
+        return bool(self.max_meld_size or self.wilds_at_most_half_naturals or self.wild_melds
+                    or self.clean_books_to_go_out or self.dirty_books_to_go_out
+                    or self.foot_size)
+
     def opening_level(self, score: int) -> int:
         """Index (0-based) of the opening-minimum band that ``score`` falls in."""
         level = 0
@@ -134,6 +238,7 @@ class RulesOptions:
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["opening_minimums"] = [list(x) for x in self.opening_minimums]
+        d["round_minimums"] = list(self.round_minimums)
         return d
 
     @classmethod
@@ -146,6 +251,8 @@ class RulesOptions:
         d = dict(d)
         if "opening_minimums" in d and d["opening_minimums"] is not None:
             d["opening_minimums"] = tuple(tuple(x) for x in d["opening_minimums"])
+        if isinstance(d.get("round_minimums"), list):
+            d["round_minimums"] = tuple(d["round_minimums"])
         return cls(**d)
 
     def with_changes(self, **changes: Any) -> RulesOptions:
@@ -162,7 +269,39 @@ def classic(**changes: Any) -> RulesOptions:
     return RulesOptions().with_changes(**changes) if changes else RulesOptions()
 
 
-PRESETS = {"classic": classic}
+#: SPEC.md section 3 table, row by row (pagat Hand and Foot, Bicycle, seeds/000, 002)
+HAND_AND_FOOT = {
+    "variant": "hand_and_foot",
+    "decks": 5, "jokers": 10,                       # 5 decks + 10 jokers (270 cards)
+    "hand_size": 11, "foot_size": 11,               # hand + foot, play the hand first
+    "rounds": 4,                                    # 4 deals, highest total wins
+    "round_minimums": (60, 90, 120, 150),           # opening minimum by round
+    "draw_count": 2,                                # draw 2 from the stock
+    "max_meld_size": 7, "canasta_size": 7,          # 3-7 cards; 7 = closed book
+    "wilds_at_most_half_naturals": True,            # >= 2 naturals, wilds <= naturals / 2
+    "wild_melds": True, "wild_book_bonus": 1500,    # wild-card melds, 7-wild book 1,500
+    "natural_canasta_bonus": 500, "mixed_canasta_bonus": 300,  # clean / dirty books
+    "red_three_negative_unmelded": False,           # red 3s +100 each ...
+    "red_three_all_bonus": 1000,                    # ... also all ten (no 800 rule)
+    "red_three_hand_penalty": 100,                  # ... -100 each left in hand / foot
+    "pile_pair_only": True, "pile_wild_pair": True,  # pile: matching pair only
+    "pile_take_limit": 7,                           # take the top 7 cards
+    "one_card_pile_restriction": False,
+    "canastas_to_go_out": 0,                        # going out: 2 clean + 2 dirty books,
+    "clean_books_to_go_out": 2, "dirty_books_to_go_out": 2,
+    "ask_partner_required": True,                   # in the foot, must ask partner
+    "going_out_bonus": 100, "concealed_going_out_bonus": 100,  # no concealed bonus
+}
+
+
+def hand_and_foot(**changes: Any) -> RulesOptions:
+    """The Hand and Foot preset (SPEC.md section 3; see :class:`RulesOptions`)."""
+    d = dict(HAND_AND_FOOT)
+    d.update(changes)
+    return RulesOptions.from_dict(d)
+
+
+PRESETS = {"classic": classic, "hand_and_foot": hand_and_foot}
 
 
 def preset(variant: str, **changes: Any) -> RulesOptions:
