@@ -2,13 +2,16 @@
 
 =====================  ==========================================================
 Import                 ``from canasta_env import env, raw_env``
-Actions                Discrete(``NUM_ACTIONS``) (91 for Classic), see
+Actions                Discrete(``NUM_ACTIONS``) (91 for Classic, 98 for
+                       Hand and Foot: the Classic ids plus 7 appended), see
                        :mod:`canasta_env.engine.actions`
 Agents                 ``player_0`` .. ``player_3``; partners 0+2 and 1+3
 Parallel API           no (turn-based)
 Observation            Dict(observation: Box(0, inf, (OBS_SIZE,), float32),
                        action_mask: Box(0, 1, (NUM_ACTIONS,), int8)), layout in
-                       :mod:`canasta_env.observation`
+                       :mod:`canasta_env.observation` (OBS_SIZE 202 for Classic,
+                       245 for Hand and Foot: the Classic layout plus appended
+                       pieces: feet, round, books, wild melds)
 Action mask            exactly the legal actions of the agent on turn; all
                        zeros for agents not on turn
 Rewards                at the end of each hand both partners of a partnership
@@ -19,7 +22,8 @@ Rewards                at the end of each hand both partners of a partnership
                        game (``episode="game"``) or for the hand's score
                        difference (``episode="hand"``)
 Episode                ``episode="hand"`` (default): one hand; ``"game"``: hands
-                       until a partnership reaches the target score (5,000)
+                       until a partnership reaches the target score (5,000), or
+                       Hand and Foot's four rounds
 Truncation             ``max_decisions`` decisions (default 2,000) truncate the
                        episode for all agents
 =====================  ==========================================================
@@ -35,7 +39,10 @@ An illegal action raises :class:`~canasta_env.engine.IllegalActionError` in
 ``raw_env``; ``env()`` wraps with PettingZoo's ``TerminateIllegalWrapper`` (the
 offender gets ``illegal_reward``, the episode ends).
 
-Version history: v0 — first release.
+Variants: ``variant="classic"`` (default) or ``variant="hand_and_foot"`` (SPEC section
+3; every rules option of :class:`~canasta_env.engine.RulesOptions` can still be changed).
+
+Version history: v0 — first release; Hand and Foot variant added (Classic unchanged).
 """
 
 from __future__ import annotations
@@ -51,7 +58,7 @@ from pettingzoo.utils import wrappers
 from .engine import actions as A
 from .engine.game import SHEET_ROWS, Game, Phase, from_position, to_position
 from .engine.options import OptionsError, RulesOptions, preset
-from .observation import OBS_SIZE, encode
+from .observation import encode, obs_size
 from .render import render_text
 
 AGENTS = tuple(f"player_{i}" for i in range(4))
@@ -79,7 +86,7 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
     """Unwrapped Canasta AEC environment.
 
     Args:
-        variant: ``"classic"`` (default).
+        variant: ``"classic"`` (default) or ``"hand_and_foot"``.
         episode: ``"hand"`` or ``"game"``.
         reward: ``"score_diff"`` or ``"win_loss"``.
         reward_scale: multiplier of the score difference (default 0.001 / point).
@@ -128,18 +135,18 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
         self.render_mode = render_mode
         self.possible_agents = list(AGENTS)
         self.agents = list(AGENTS)
-        self.num_actions = A.NUM_ACTIONS
-        self.obs_size = OBS_SIZE
+        self.num_actions = n_act = A.num_actions(self.rules)
+        self.obs_size = n_obs = obs_size(self.rules)
         obs_space = spaces.Dict({
-            "observation": spaces.Box(low=0.0, high=np.inf, shape=(OBS_SIZE,), dtype=np.float32),
-            "action_mask": spaces.Box(low=0, high=1, shape=(A.NUM_ACTIONS,), dtype=np.int8),
+            "observation": spaces.Box(low=0.0, high=np.inf, shape=(n_obs,), dtype=np.float32),
+            "action_mask": spaces.Box(low=0, high=1, shape=(n_act,), dtype=np.int8),
         })
         self.observation_spaces = {a: obs_space for a in AGENTS}
-        self.action_spaces = {a: spaces.Discrete(A.NUM_ACTIONS) for a in AGENTS}
+        self.action_spaces = {a: spaces.Discrete(n_act) for a in AGENTS}
         self._np_random_seed: int | None = None
         self._rng = random.Random()
         self.game: Game | None = None
-        self._zero_mask = np.zeros(A.NUM_ACTIONS, dtype=np.int8)
+        self._zero_mask = np.zeros(n_act, dtype=np.int8)
 
     # ------------------------------------------------------------------ spaces
     def observation_space(self, agent: str) -> spaces.Space:
@@ -186,7 +193,7 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
         self._obs_cache: dict[tuple[str, bool], dict] = {}
         if seat is not None:
             self.agent_selection = AGENTS[seat]
-            mask = np.zeros(A.NUM_ACTIONS, dtype=np.int8)
+            mask = np.zeros(self.num_actions, dtype=np.int8)
             mask[g.legal_actions()] = 1
             self._mask = mask
         else:

@@ -45,13 +45,33 @@ turn_state             8     varies  opening points laid this turn (/120), laid
                                      asked-no, must go out, no discard allowed,
                                      cards of the pile set aside (/50)
 =====================  ====  ======  ==========================================
+
+Hand and Foot (rules with ``exact_melds``, e.g. ``variant="hand_and_foot"``) appends
+these pieces to the Classic layout above (:func:`obs_size` gives 245; the Classic
+pieces keep their place and meaning: ``melds_*`` are the *open* melds, ``hand_sizes``
+the cards held now):
+
+=====================  ====  ======  ==========================================
+piece                  size  scale   meaning
+=====================  ====  ======  ==========================================
+in_foot                4     1       relative seat is playing its foot
+foot_sizes             4     1/11    cards in each relative seat's foot not yet
+                                     picked up
+round                  1     1/4     deal number, 1 for the first round
+books_us               3     1/4     our closed books: clean, dirty, wild
+books_them             3     1/4     same for the opponents
+books_us_ranks         12    1/4     our closed books per rank 4 .. A, then wild
+books_them_ranks       12    1/4     same for the opponents
+wild_melds             4     1/4     open wild meld: our jokers, our 2s, their
+                                     jokers, their 2s
+=====================  ====  ======  ==========================================
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .engine.cards import BLACK_THREE, MELD_RANKS, NUM_CLASSES
+from .engine.cards import BLACK_THREE, JOKER, MELD_RANKS, NUM_CLASSES
 from .engine.game import ASKED_NO, ASKED_YES, Game, Phase
 
 MELD_SLOTS = (*MELD_RANKS, BLACK_THREE)
@@ -113,8 +133,47 @@ del _name, _s
 _NPHASE = len(Phase)
 
 
+HAND_AND_FOOT_PIECES: tuple[tuple[str, int], ...] = (
+    ("in_foot", 4),
+    ("foot_sizes", 4),
+    ("round", 1),
+    ("books_us", 3),
+    ("books_them", 3),
+    ("books_us_ranks", len(MELD_RANKS) + 1),
+    ("books_them_ranks", len(MELD_RANKS) + 1),
+    ("wild_melds", 4),
+)
+_HF_SCALES = {"in_foot": 1, "foot_sizes": 1 / 11, "round": 1 / 4, "books_us": 1 / 4,
+              "books_them": 1 / 4, "books_us_ranks": 1 / 4, "books_them_ranks": 1 / 4,
+              "wild_melds": 1 / 4}
+#: name -> slice of the Hand and Foot layout (the Classic slices, then the appended ones)
+SLICES_HAND_AND_FOOT: dict[str, slice] = dict(SLICES)
+_o = OBS_SIZE
+for _name, _size in HAND_AND_FOOT_PIECES:
+    SLICES_HAND_AND_FOOT[_name] = slice(_o, _o + _size)
+    _o += _size
+OBS_SIZE_HAND_AND_FOOT: int = _o
+SCALE_HAND_AND_FOOT = np.ones(OBS_SIZE_HAND_AND_FOOT, dtype=np.float32)
+SCALE_HAND_AND_FOOT[:OBS_SIZE] = SCALE
+for _name, _s in _HF_SCALES.items():
+    SCALE_HAND_AND_FOOT[SLICES_HAND_AND_FOOT[_name]] = _s
+del _o, _name, _size, _s
+_BOOK_SLOT = {r: i for i, r in enumerate((*MELD_RANKS, JOKER))}
+
+
+def obs_size(options=None) -> int:
+    """Observation size for rules ``options`` (Classic: :data:`OBS_SIZE`)."""
+    return OBS_SIZE_HAND_AND_FOOT if options is not None and options.exact_melds else OBS_SIZE
+
+
+def slices(options=None) -> dict[str, slice]:
+    """Name -> slice of the observation layout for rules ``options``."""
+    return SLICES_HAND_AND_FOOT if options is not None and options.exact_melds else SLICES
+
+
 def encode(game: Game, seat: int) -> np.ndarray:
-    """Observation of ``seat`` (0..3) as a float32 vector of shape ``(OBS_SIZE,)``.
+    """Observation of ``seat`` (0..3) as a float32 vector of shape ``(OBS_SIZE,)``
+    (``(obs_size(game.options),)`` for Hand and Foot rules).
 
     Built as one list of raw counts, converted once and multiplied by :data:`SCALE`.
     """
@@ -159,11 +218,38 @@ def encode(game: Game, seat: int) -> np.ndarray:
     v += turn
     v += (game.turn_points, game.laid, game.drew_stock, game.asked == ASKED_YES,
           game.asked == ASKED_NO, game.must_out, game.no_discard, len(game.pending))
-    out = np.fromiter(v, dtype=np.float32, count=OBS_SIZE)
-    out *= SCALE
+    if not game.options.exact_melds:
+        out = np.fromiter(v, dtype=np.float32, count=OBS_SIZE)
+        out *= SCALE
+        return out
+    v += [game.in_foot[s] for s in rel]
+    v += [sum(game.feet[s]) for s in rel]
+    v.append(game.hand_number + 1)
+    ranks = []
+    for t in (us, them):
+        clean = dirty = wild = 0
+        per = [0] * len(_BOOK_SLOT)
+        for r, n, j, w in game.books[t]:
+            per[_BOOK_SLOT[r]] += 1
+            if r == JOKER:
+                wild += 1
+            elif j + w:
+                dirty += 1
+            else:
+                clean += 1
+        v += (clean, dirty, wild)
+        ranks.append(per)
+    v += ranks[0]
+    v += ranks[1]
+    v += game.wild_meld[us]
+    v += game.wild_meld[them]
+    out = np.fromiter(v, dtype=np.float32, count=OBS_SIZE_HAND_AND_FOOT)
+    out *= SCALE_HAND_AND_FOOT
     return out
 
 
 def decode(obs: np.ndarray) -> dict[str, np.ndarray]:
-    """Split an observation vector into its named pieces (views, scaled values)."""
-    return {name: obs[s] for name, s in SLICES.items()}
+    """Split an observation vector (either layout, told apart by its size) into its
+    named pieces (views, scaled values)."""
+    sl = SLICES_HAND_AND_FOOT if len(obs) == OBS_SIZE_HAND_AND_FOOT else SLICES
+    return {name: obs[s] for name, s in sl.items()}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .engine.cards import CLASS_NAMES, NUM_CLASSES, counts_to_names
+from .engine.cards import CLASS_NAMES, JOKER, NUM_CLASSES, counts_to_names
 from .engine.game import Game, Phase
 
 _SEAT_NAMES = ("me", "left", "partner", "right")
@@ -21,7 +21,21 @@ def _melds(game: Game, team: int) -> str:
             tag = "*natural canasta*" if j + t == 0 else "*mixed canasta*"
         wild = "".join(["+Jk"] * j + ["+2"] * t)
         parts.append(f"{CLASS_NAMES[r]}x{n}{wild}{tag}")
+    wj, wt = game.wild_meld[team]
+    if wj + wt:
+        parts.append("wild:" + "".join(["+Jk"] * wj + ["+2"] * wt))
     return "  ".join(parts) or "(none)"
+
+
+def _books(game: Game, team: int) -> str:
+    parts = []
+    for r, n, j, t in game.books[team]:
+        if r == JOKER:
+            parts.append(f"wild book ({j} Jk, {t} 2)")
+        else:
+            kind = "dirty" if j + t else "clean"
+            parts.append(f"{CLASS_NAMES[r]} {kind}")
+    return ", ".join(parts) or "(none)"
 
 
 def render_text(game: Game, seat: int) -> str:
@@ -29,19 +43,27 @@ def render_text(game: Game, seat: int) -> str:
     pile (top, size, frozen / stop), hand sizes, scores, opening minimums and the
     phase. Never shows another seat's hidden cards."""
     us, them = seat & 1, (seat + 1) & 1
-    lines = [f"Canasta hand {game.hand_number + 1}  phase {game.phase.name}  "
-             f"seat {seat} (partnership {'AB'[us]})"]
+    foot = game.options.foot_size > 0
+    title = (f"Hand and Foot round {game.hand_number + 1} of {game.options.rounds}" if foot
+             and game.options.rounds else f"Canasta hand {game.hand_number + 1}")
+    lines = [f"{title}  phase {game.phase.name}  seat {seat} (partnership {'AB'[us]})"]
     lines.append(f"Scores: us {game.scores[us]}  them {game.scores[them]}   "
                  f"opening minimum: us {game.minimum[us]}{' (opened)' if game.opened[us] else ''}"
                  f"  them {game.minimum[them]}{' (opened)' if game.opened[them] else ''}")
     lines.append("Our melds:   " + _melds(game, us))
     lines.append("Their melds: " + _melds(game, them))
+    if game.books[0] or game.books[1] or game.options.max_meld_size:
+        lines.append("Our books:   " + _books(game, us))
+        lines.append("Their books: " + _books(game, them))
     sizes = []
     for k in range(4):
         s = (seat + k) % 4
         known = counts_to_names(game.known[s]) if k else []
         extra = f" known {' '.join(known)}" if known else ""
-        sizes.append(f"{_SEAT_NAMES[k]}: {sum(game.hands[s])} cards, "
+        where = ""
+        if foot:
+            where = " (in foot)" if game.in_foot[s] else f" + foot of {sum(game.feet[s])}"
+        sizes.append(f"{_SEAT_NAMES[k]}: {sum(game.hands[s])} cards{where}, "
                      f"{game.red3[s]} red 3s{extra}")
     lines.append("Players: " + " | ".join(sizes))
     if game.pile:
