@@ -61,7 +61,7 @@ from .engine.cards import (
 )
 from .engine.feasibility import can_go_out as _engine_can_go_out
 from .engine.game import Phase
-from .observation import MELD_SLOTS, OBS_SIZE, SLICES
+from .observation import MELD_SLOTS, OBS_SIZE, OBS_SIZE_HAND_AND_FOOT, SLICES, SLICES_HAND_AND_FOOT
 
 __all__ = ["Policy", "RandomPolicy", "HeuristicPolicy", "TableView", "can_go_out"]
 
@@ -133,12 +133,14 @@ class TableView:
     __slots__ = ("hand", "known", "sizes", "red3", "nat", "jok", "two", "wild", "top",
                  "pile", "pile_size", "frozen_all", "frozen_us", "frozen_them", "stop",
                  "stock", "scores", "minimum", "opened", "phase", "turn_points", "laid",
-                 "drew_stock", "asked_yes", "asked_no", "must_out", "no_discard")
+                 "drew_stock", "asked_yes", "asked_no", "must_out", "no_discard", "in_foot",
+                 "foot_sizes", "books", "wild_meld")
 
     def __init__(self, obs: np.ndarray) -> None:
         obs = np.asarray(obs, dtype=np.float32)
-        if obs.shape != (OBS_SIZE,):
-            raise ValueError(f"observation must have shape ({OBS_SIZE},), got {obs.shape}")
+        if obs.shape not in ((OBS_SIZE,), (OBS_SIZE_HAND_AND_FOOT,)):
+            raise ValueError(f"observation must have shape ({OBS_SIZE},) or "
+                             f"({OBS_SIZE_HAND_AND_FOOT},), got {obs.shape}")
         S = SLICES
         self.hand = _ints(obs[S["hand"]], 8)
         self.known = [None, _ints(obs[S["known_left"]], 8), _ints(obs[S["known_partner"]], 8),
@@ -166,6 +168,20 @@ class TableView:
         self.turn_points = int(round(float(ts[0]) * 120))
         self.laid, self.drew_stock, self.asked_yes, self.asked_no, self.must_out, \
             self.no_discard = (bool(x > 0.5) for x in ts[1:7])
+        # Hand and Foot pieces (zeros for Classic): in foot / foot size per relative
+        # seat, (clean, dirty, wild) books and (jokers, twos) of the wild meld per side
+        if obs.shape == (OBS_SIZE_HAND_AND_FOOT,):
+            H = SLICES_HAND_AND_FOOT
+            self.in_foot = [bool(x > 0.5) for x in obs[H["in_foot"]]]
+            self.foot_sizes = _ints(obs[H["foot_sizes"]], 11)
+            self.books = [_ints(obs[H["books_us"]], 4), _ints(obs[H["books_them"]], 4)]
+            wm = _ints(obs[H["wild_melds"]], 4)
+            self.wild_meld = [wm[0:2], wm[2:4]]
+        else:
+            self.in_foot = [False] * 4
+            self.foot_sizes = [0] * 4
+            self.books = [[0, 0, 0], [0, 0, 0]]
+            self.wild_meld = [[0, 0], [0, 0]]
 
     # --------------------------------------------------------------- estimates
     def table_points(self, team: int, canasta_size: int = 7) -> int:
@@ -291,6 +307,9 @@ class HeuristicPolicy:
         if len(legal) == 1:
             return legal[0]
         v = TableView(observation)
+        if len(action_mask) == A.NUM_ACTIONS_HAND_AND_FOOT:
+            a = _hand_and_foot_action(v, legal)
+            return a if a in legal else legal[0]
         legal_set = set(legal)
         if v.phase == Phase.DRAW:
             a = self._draw(v, legal_set)
@@ -504,3 +523,103 @@ class HeuristicPolicy:
             if best_key is None or key < best_key:
                 best, best_key = a, key
         return best
+
+
+# ---------------------------------------------------------------------------- Hand and Foot
+_HF_DISCARDS = range(A.DISCARD, A.NUM_ACTIONS)
+
+
+def _hf_melds(legal: list[int]) -> list[int]:
+    return [a for a in legal if a not in _HF_DISCARDS and a not in (
+        A.ASK_PARTNER, A.ANSWER_YES, A.ANSWER_NO, A.FINISH_TURN, A.DRAW_STOCK, A.DECLINE_PILE)
+        and not A.TAKE_PAIR <= a <= A.TAKE_ONTO_MELD and a != A.TAKE_WILD_PAIR]
+
+
+def _hf_meld_info(a: int) -> tuple[str, int, int, int]:
+    """(kind, rank class or -1 for the wild meld, naturals used, wild cards used)."""
+    if a >= A.START_WILD_MELD:
+        if a < A.ADD_TO_WILD_MELD:
+            j, t = A.WILD_START_KINDS[a - A.START_WILD_MELD]
+            return "wild_start", -1, 0, j + t
+        return "wild_add", -1, 0, 1
+    if a == A.MELD_BLACK_THREES:
+        return "b3", BLACK_THREE, 0, 0
+    what, r, k = _meld_kind(a)
+    if what == "start":
+        return "start", r, 3 if k == 0 else 2, 0 if k == 0 else 1
+    return "add", r, int(k == 0), int(k != 0)
+
+
+def _hf_key(v: TableView, a: int) -> tuple:
+    """Preference among meld actions (lower first): naturals onto our melds, new natural
+    melds, wild cards where a dirty book is wanted, the wild meld, other wild plays."""
+    kind, r, n, w = _hf_meld_info(a)
+    wild_card = JOKER if (a - A.ADD_TO_MELD) % 3 == 1 or a in (A.ADD_TO_WILD_MELD,) else TWO
+    clean_b, dirty_b, wild_b = v.books[0]
+    nat, wild = v.nat[0], v.wild[0]
+    dirty_open = sum(1 for r2 in MELD_RANKS if nat[r2] and wild[r2])
+    clean_open = sum(1 for r2 in MELD_RANKS if nat[r2] and not wild[r2])
+    want_dirty = dirty_b + dirty_open < 2
+    want_clean = clean_b + wild_b + clean_open < 3
+    if kind == "b3":
+        return (0, 0)
+    if w == 0:
+        return (1, 0 if kind == "add" else 1, -_V[r] if r >= 0 else 0)
+    if kind == "add" and r >= 0:
+        size = nat[r] + wild[r]
+        if wild[r]:  # already dirty: grow it toward a dirty book
+            return (2, -size, wild_card != JOKER)
+        if want_dirty and not want_clean:
+            return (3, -size, wild_card != JOKER)
+        return (9, -size)
+    if kind == "start":  # a pair and a wild card: three cards down
+        return (4 if want_dirty or sum(v.hand) > 6 else 8, -_V[r])
+    if kind == "wild_add":
+        return (5, wild_card != JOKER)
+    return (6 if v.hand[JOKER] + v.hand[TWO] >= 4 else 7, a)
+
+
+def _hf_discard(v: TableView, legal: list[int]) -> int | None:
+    options = [a for a in legal if a in _HF_DISCARDS]
+    if not options:
+        return None
+    hand = v.hand
+    best, best_key = None, None
+    for a in options:
+        c = DISCARDABLE[a - A.DISCARD]
+        if c == BLACK_THREE:
+            key = (0, 0)
+        elif c in (JOKER, TWO):
+            key = (3, _V[c])
+        else:
+            danger = 2 * (v.known[1][c] >= 2) + (v.nat[1][c] > 0)
+            key = (1 if hand[c] == 1 else 2, danger, hand[c], _V[c])
+        if best_key is None or (key, a) < best_key:
+            best, best_key = a, (key, a)
+    return best
+
+
+def _hand_and_foot_action(v: TableView, legal: list[int]) -> int | None:
+    """The heuristic's choice in Hand and Foot: take the pile whenever a pair allows,
+    open as soon as the mask offers a meld, meld everything it can (naturals first,
+    wild cards toward dirty books and the wild meld), ask to go out as soon as the engine
+    offers it, always answer yes, discard black 3s and lone low cards."""
+    legal_set = set(legal)
+    if v.phase == Phase.DRAW:
+        for a in (A.TAKE_PAIR, A.TAKE_WILD_PAIR):
+            if a in legal_set:
+                return a
+        if A.DRAW_STOCK in legal_set:
+            return A.DRAW_STOCK
+        return A.DECLINE_PILE if A.DECLINE_PILE in legal_set else legal[0]
+    if v.phase == Phase.ANSWER:
+        return A.ANSWER_YES
+    if A.ASK_PARTNER in legal_set:
+        return A.ASK_PARTNER
+    melds = _hf_melds(legal)
+    if melds:
+        return min(melds, key=lambda a: (_hf_key(v, a), a))
+    a = _hf_discard(v, legal)
+    if a is not None:
+        return a
+    return A.FINISH_TURN if A.FINISH_TURN in legal_set else legal[0]

@@ -3,6 +3,7 @@
     python -m training.evaluate --a heuristic --b random --hands 1000
     python -m training.evaluate --a checkpoints/run/model.zip --b heuristic --hands 2000 --workers 2 --json
     python -m training.evaluate --a heuristic --b random --games 20
+    python -m training.evaluate --a heuristic --b random --hands 1000 --variant hand_and_foot
 
 POLICY is ``random``, ``heuristic`` or a checkpoint path (:mod:`training.policy_loader`).
 
@@ -12,7 +13,9 @@ then with A at seats 1+3, so each partnership plays both sides of the same cards
 and starting scores. ``--hands N`` plays ``ceil(N / 2)`` deals (``2 * ceil(N / 2)``
 hands), one hand per episode, with ``starting_scores="sample"``: each deal's two
 cumulative scores are drawn by the env from the deal's seed (uniform over the four
-score bands), so every opening minimum (15 / 50 / 90 / 120) occurs. ``--games N`` plays
+score bands), so every opening minimum (15 / 50 / 90 / 120) occurs. In Hand and Foot
+(``--variant hand_and_foot``) the minimum goes by round, so hand episodes (all round 1)
+show only the 60 level; ``--games`` plays the four rounds. ``--games N`` plays
 ``ceil(N / 2)`` deals of whole games (``episode="game"``, to 5,000, from 0 : 0) instead;
 the unit of the win rate and score difference is then a game.
 
@@ -373,8 +376,11 @@ def evaluate_policies(a: str | Policy, b: str | Policy, hands: int = 1000, *,
 
 
 def opening_levels(variant: str = "classic") -> list[int]:
-    """The opening minimums (points) of a variant, lowest first."""
-    return [m for _, m in preset(variant).opening_minimums]
+    """The opening minimums (points) of a variant, lowest first (Hand and Foot: by
+    round)."""
+    o = preset(variant)
+    return sorted(set(o.round_minimums)) if o.round_minimums else \
+        [m for _, m in o.opening_minimums]
 
 
 def _label(p: str | Policy) -> str:
@@ -419,7 +425,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--hands", type=int, default=1000, help="hands to play (2 per deal)")
     p.add_argument("--games", type=int, default=None,
                    help="play this many whole games to 5,000 instead of single hands")
-    p.add_argument("--variant", default="classic", choices=["classic"])
+    p.add_argument("--variant", default="classic", choices=["classic", "hand_and_foot"])
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--workers", type=int, default=1)
     p.add_argument("--json", action="store_true", help="print one JSON object")
