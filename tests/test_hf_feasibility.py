@@ -10,7 +10,7 @@ from functools import lru_cache
 
 from hf_helpers import TABLE, book, build_hf, meld
 
-from canasta_env.engine import Phase
+from canasta_env.engine import Phase, to_position
 from canasta_env.engine import actions as A
 from canasta_env.engine.cards import (
     BLACK_THREE,
@@ -26,9 +26,10 @@ V = CARD_POINTS
 MAX = 7
 
 
-def oracle_legal(hand, nat, wild, wm, books, in_foot, opened, minimum, tp, laid, drew_stock):
-    """Legal action ids by brute force. State: hand, open melds (naturals, wilds per
-    rank), wild meld size, (clean, dirty) books, opening points, laid, must_out, asked."""
+def oracle(in_foot, opened, minimum, drew_stock):
+    """The raw rules of one turn: (moves, completable) over states (hand, open melds
+    (naturals, wilds per rank), wild meld size, (clean, dirty) books, opening points,
+    laid, must_out, asked)."""
 
     def limit(n):
         return min(3, n // 2)
@@ -123,11 +124,70 @@ def oracle_legal(hand, nat, wild, wm, books, in_foot, opened, minimum, tp, laid,
                 return True
         return False
 
+    return moves, completable
+
+
+def oracle_legal(hand, nat, wild, wm, books, in_foot, opened, minimum, tp, laid, drew_stock):
+    """Legal action ids of phase MELD by brute force."""
+    moves, completable = oracle(in_foot, opened, minimum, drew_stock)
     legal = []
     for a, nxt in moves(tuple(hand), tuple(nat), tuple(wild), wm, books, tp, laid, False, 0):
         if nxt is None or completable(*nxt):
             legal.append(a)
     return sorted(legal)
+
+
+def oracle_takes(g):
+    """Legal take ids of phase DRAW by brute force: a natural pair matching a natural
+    top card (not a 3), or a wild pair of the top wild card; the meld must stay within 7
+    cards; the top 7 cards come along; an unopened partnership first reaches its minimum
+    with the top card and hand cards (phase PICKUP, melds only), then collects."""
+    (hand, nat, wild, wm, books, in_foot, opened, minimum, tp, laid,
+     _) = engine_view(g)
+    moves, completable = oracle(in_foot, opened, minimum, False)
+    top = g.pile[-1]
+    rest = [c for c in g.pile[-7:-1] if c != 3]
+    out = []
+    h = list(hand)
+    if top in (JOKER, TWO):
+        if hand[top] < 2 or wm + 3 > MAX:
+            return out
+        h[top] -= 2
+        wm2, b2 = wm + 3, books
+        if wm2 == MAX:
+            wm2, b2 = 0, (books[0] + 1, books[1])
+        n, w, action = list(nat), list(wild), A.TAKE_WILD_PAIR
+    elif top in MELD_RANKS and hand[top] >= 2 and nat[top] + wild[top] + 3 <= MAX:
+        h[top] -= 2
+        n, w = list(nat), list(wild)
+        n[top] += 3
+        wm2, b2 = wm, books
+        if n[top] + w[top] >= MAX:
+            b2 = (books[0] + (w[top] == 0), books[1] + (w[top] > 0))
+            n[top] = w[top] = 0
+        action = A.TAKE_PAIR
+    else:
+        return out
+    tp2 = 3 * V[top]
+
+    @lru_cache(maxsize=None)
+    def pickup(hand, nat, wild, wm, books, tp):
+        if opened or tp >= minimum:
+            full = list(hand)
+            for c in rest:
+                full[c] += 1
+            if not any(full):
+                return opened or tp >= minimum if not in_foot else False
+            return completable(tuple(full), nat, wild, wm, books, tp, True, False, 0)
+        for a, nxt in moves(hand, nat, wild, wm, books, tp, True, False, 0):
+            if nxt is not None and a not in (A.ASK_PARTNER, A.MELD_BLACK_THREES) and \
+                    pickup(*nxt[:6]):
+                return True
+        return False
+
+    if pickup(tuple(h), tuple(n), tuple(w), wm2, b2, tp2 if not opened else 0):
+        out.append(action)
+    return out
 
 
 def engine_view(g):
@@ -224,3 +284,47 @@ def test_meld_phase_legality_matches_brute_force():
                 foot += 1
                 break  # the foot picked up mid-turn: a new hand the oracle never saw
     assert compared > 1000 and restricted > 50 and outs > 20 and foot > 5
+
+
+def random_draw_position(rng: random.Random):
+    """Seat 0 to draw, a pile of 1 to 9 cards whose top often matches a pair in hand."""
+    g = random_position(rng)
+    hand = g.hands[0]
+    pairs = [c for c in (*MELD_RANKS, JOKER, TWO) if hand[c] >= 2]
+    top = rng.choice(pairs) if pairs and rng.random() < 0.85 else rng.choice(MELD_RANKS)
+    below = [rng.choice(["5", "6", "7", "8", "10", "J", "Q", "b3", "2"])
+             for _ in range(rng.choice([0, 0, 1, 1, 2, 3, 5, 6, 8]))]
+    pos = to_position(g)
+    return build_hf(hands=(" ".join(_tok(pos["hands"][0])), "", "", ""),
+                    melds=(pos["melds"][0], {}), books=(pos["books"][0], []),
+                    wild_melds=((pos["wild_melds"][0]["jokers"], pos["wild_melds"][0]["twos"]),
+                                (0, 0)),
+                    in_foot=(g.in_foot[0], True, True, True),
+                    feet=(" ".join(_tok(pos["feet"][0])), "", "", ""),
+                    pile=" ".join(below + [_tok([CLASS_NAMES[top]])[0]]),
+                    round_no=g.hand_number + 1, opened=list(g.opened))
+
+
+def _tok(names):
+    return ["b3" if n == "black 3" else "r3" if n == "red 3" else n for n in names]
+
+
+def test_takes_and_pickup_legality_match_brute_force():
+    rng = random.Random(77)
+    compared = takes = pickups = 0
+    for _ in range(700):
+        try:
+            g = random_draw_position(rng)
+        except ValueError:  # the random description ran out of some card
+            continue
+        eng = [a for a in g.legal_actions() if a in (A.TAKE_PAIR, A.TAKE_WILD_PAIR)]
+        assert eng == oracle_takes(g), (g.to_json(), eng)
+        compared += 1
+        takes += bool(eng)
+        if eng:
+            g.apply(eng[0])
+            pickups += g.phase == Phase.PICKUP
+            while g.phase == Phase.PICKUP:  # every offered meld keeps the take completable
+                g.apply(rng.choice(g.legal_actions()))
+            assert g.hand_over or g.legal_actions()
+    assert compared > 500 and takes > 100 and pickups > 10
