@@ -165,6 +165,11 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
         game_seed = self._rng.getrandbits(63)
         if options and "position" in options:
             game = from_position(options["position"])
+            if A.num_actions(game.options) != self.num_actions or \
+                    obs_size(game.options) != self.obs_size:
+                raise OptionsError(
+                    f"the position is a {game.options.variant!r} game; this env plays "
+                    f"{self.variant!r} (action and observation sizes differ)")
         else:
             scores = self._sample_scores() if self.starting_scores == "sample" \
                 else self.starting_scores

@@ -206,3 +206,14 @@ def test_positions_round_trip_mid_turn():
             mask = raw.observe(raw.agent_selection)["action_mask"]
             raw.step(random_action(np.flatnonzero(mask).tolist(), rng))
     assert {"DRAW", "MELD", "foot"} <= seen
+
+
+def test_a_position_of_the_other_variant_is_refused():
+    hf = canasta_env.raw_env(variant="hand_and_foot")
+    hf.reset(seed=1)
+    classic = canasta_env.raw_env()
+    with pytest.raises(canasta_env.engine.OptionsError, match="'hand_and_foot' game"):
+        classic.reset(options={"position": hf.position()})
+    classic.reset(seed=1)
+    with pytest.raises(canasta_env.engine.OptionsError, match="'classic' game"):
+        hf.reset(options={"position": classic.position()})

@@ -1,4 +1,5 @@
-"""Pure rules engine for partnership Canasta (no PettingZoo, Gymnasium or torch)."""
+"""Pure rules engine for partnership Canasta and Hand and Foot (no PettingZoo, Gymnasium or
+torch)."""
 
 from . import actions
 from .actions import NUM_ACTIONS, describe, parse
@@ -14,7 +15,7 @@ from .game import (
     score_partnership,
     to_position,
 )
-from .options import OptionsError, RulesOptions, classic, preset
+from .options import OptionsError, RulesOptions, classic, hand_and_foot, preset
 
 __all__ = [
     "CARD_POINTS",
@@ -33,6 +34,7 @@ __all__ = [
     "classic",
     "describe",
     "from_position",
+    "hand_and_foot",
     "parse",
     "preset",
     "score_partnership",

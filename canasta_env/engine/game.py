@@ -142,7 +142,8 @@ def score_partnership(opts: RulesOptions, nat, jokers, twos, red_threes: int, me
 
 
 class Game:
-    """A game of Classic Canasta to the target score (default 5,000).
+    """A game of Classic Canasta to the target score (default 5,000), or of Hand and
+    Foot (``options=preset("hand_and_foot")``: four rounds).
 
     Args:
         options: :class:`RulesOptions` (default: the ``classic`` preset).
