@@ -140,6 +140,25 @@ def can_go_out(hand, nat, wild, cap: int, size: int, have: int, needed: int, nee
                may_discard: bool = True, black_three_melds: bool = True) -> bool:
     """Can the player meld all of ``hand`` (or all but one card, then discarded) so that
     the partnership has ``needed`` canastas and the cards laid reach ``need_pts``?"""
+    # cards no meld can take (a lone natural of a rank we have not melded, one or two
+    # black 3s): at most one of them, and then it is the discard
+    stranded = 0
+    last = -1
+    b3 = hand[BLACK_THREE]
+    if b3 and (b3 < 3 or not black_three_melds):
+        stranded += b3
+        last = BLACK_THREE
+    for r in MELD_RANKS:
+        if hand[r] == 1 and not nat[r]:
+            stranded += 1
+            last = r
+    if stranded > (1 if may_discard else 0):
+        return False
+    if stranded == 1:
+        hand[last] -= 1
+        ok = _meld_all(hand, nat, wild, cap, size, have, needed, need_pts, black_three_melds)
+        hand[last] += 1
+        return ok
     if _meld_all(hand, nat, wild, cap, size, have, needed, need_pts, black_three_melds):
         return True
     if not may_discard:
