@@ -1044,9 +1044,13 @@ class Game:
             self._go_out(seat)
 
     def _fix_known(self, seat: int) -> None:
-        h, k = self.hands[seat], self.known[seat]
+        k = self.known[seat]
+        if not any(k):  # the common case: nothing known about this hand
+            return
+        h = self.hands[seat]
         for c in range(NUM_CLASSES):
-            k[c] = min(k[c], h[c])
+            if k[c] > h[c]:
+                k[c] = h[c]
 
     def _apply_meld(self, action: int) -> None:
         seat = self.current
