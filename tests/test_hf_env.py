@@ -81,8 +81,52 @@ def test_observation_pieces_and_render_show_the_foot():
     assert "me: 22 cards (in foot)" in raw.render()
 
 
+V = (50, 20, 5, 0, 5, 5, 5, 5, 10, 10, 10, 10, 10, 10, 20)
+
+
+def expected_sheets(g) -> list[tuple]:
+    """Score-sheet rows 1-5 recomputed from the final state, independently of the
+    engine: table values of open melds, wild melds and books; books 500 clean / 300
+    dirty / 1,500 wild; red 3s +100 each; going out 100; hand and foot cards at their
+    values, red 3s -100, subtracted."""
+    out = []
+    for t in (0, 1):
+        table = sum(g.nat[t][r] * V[r] + 50 * g.jok[t][r] + 20 * g.two[t][r] for r in range(15))
+        table += 50 * g.wild_meld[t][0] + 20 * g.wild_meld[t][1]
+        bonus = 0
+        for r, n, j, w in g.books[t]:
+            table += n * V[r] + 50 * j + 20 * w
+            bonus += 1500 if r == 0 else 300 if j + w else 500
+        red3 = 100 * (g.red3[t] + g.red3[t + 2])
+        out_bonus = 100 if g.went_out is not None and g.went_out % 2 == t else 0
+        left = [g.hands[t], g.hands[t + 2], g.feet[t], g.feet[t + 2]]
+        pen = -sum(sum(n * v for n, v in zip(h, V)) + 100 * h[3] for h in left)
+        out.append((table, bonus, red3, out_bonus, pen))
+    return out
+
+
+def check_melds(g) -> None:
+    """Open melds: 2+ naturals, wilds at most half of them, 3-6 cards (7 closes); books of
+    7; wild melds 0 or 3-6 cards; black 3s only in a going-out meld."""
+    for t in (0, 1):
+        for r in range(15):
+            n, w = g.nat[t][r], g.jok[t][r] + g.two[t][r]
+            if n:
+                assert n >= 2 and 2 * w <= n and 3 <= n + w <= 6, (r, n, w)
+            else:
+                assert w == 0
+        assert sum(g.wild_meld[t]) in (0, 3, 4, 5, 6)
+        for r, n, j, w in g.books[t]:
+            assert n + j + w == 7 and (r == 0 or 2 * (j + w) <= n)
+        if g.nat[t][2]:
+            assert g.went_out is not None and g.went_out % 2 == t
+
+
 def _check_hand_end(raw) -> None:
     g = raw.game
+    check_melds(g)
+    assert [(s.table, s.canasta_bonus, s.red_threes, s.going_out, s.hand_penalty)
+            for s in g.sheets] == expected_sheets(g)
     assert all(raw.terminations.values()) and not any(raw.truncations.values())
     sheets = raw.infos["player_0"]["score_sheets"]
     assert sheets == [s.as_dict() for s in g.sheets]
