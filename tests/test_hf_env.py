@@ -261,3 +261,39 @@ def test_a_position_of_the_other_variant_is_refused():
     classic.reset(seed=1)
     with pytest.raises(canasta_env.engine.OptionsError, match="'classic' game"):
         hf.reset(options={"position": classic.position()})
+
+
+def test_no_leak_of_any_foot():
+    """Exchanging a card of a foot not yet picked up with a stock card of another class
+    (same sizes) leaves every seat's observation, mask and rendering unchanged, the
+    foot's owner included: nobody has seen a foot."""
+    raw = canasta_env.raw_env(variant="hand_and_foot", render_mode="ansi")
+    rng = random.Random(9)
+    checked = 0
+    for seed in range(8):
+        raw.reset(seed=seed)
+        while not all(raw.terminations.values()):
+            g = raw.game
+            if rng.random() < 0.05 and g.stock:
+                seats = [s for s in range(4) if g.foot_pending(s)]
+                if seats:
+                    s = rng.choice(seats)
+                    pos = raw.position()
+                    foot = pos["feet"][s]
+                    i = rng.randrange(len(foot))
+                    j = next((k for k, c in enumerate(pos["stock"]) if c != foot[i]
+                              and c != "red 3" and foot[i] != "red 3"), None)
+                    if j is not None:
+                        foot[i], pos["stock"][j] = pos["stock"][j], foot[i]
+                        other = canasta_env.raw_env(variant="hand_and_foot",
+                                                    render_mode="ansi")
+                        other.reset(options={"position": pos})
+                        for a in AGENTS:
+                            x, y = raw.observe(a), other.observe(a)
+                            np.testing.assert_array_equal(x["observation"], y["observation"])
+                            np.testing.assert_array_equal(x["action_mask"], y["action_mask"])
+                        assert raw.render() == other.render()
+                        checked += 1
+            mask = raw.observe(raw.agent_selection)["action_mask"]
+            raw.step(random_action(np.flatnonzero(mask).tolist(), rng))
+    assert checked > 50

@@ -53,7 +53,9 @@ class RulesOptions:
         foot_size: cards of each player's foot, dealt after the hand (0: no foot; H&F
             11, Bicycle). A player plays the hand first; melding the hand out picks up
             the foot at once, discarding the last hand card picks it up at the start of
-            the player's next turn; only a player in the foot may go out.
+            the player's next turn; only a player in the foot may go out. The hand may
+            be melded out only once the opening minimum is met (the foot is unseen, so
+            its cards cannot be counted on to finish an opening).
         rounds: deals in a game (0: play to ``target_score``; H&F 4). With rounds > 0
             the game ends after that many deals, highest total wins, tie possible.
         round_minimums: opening minimum by round, 1st, 2nd, ... (empty: use the score
