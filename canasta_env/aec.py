@@ -90,6 +90,9 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
         episode: ``"hand"`` or ``"game"``.
         reward: ``"score_diff"`` or ``"win_loss"``.
         reward_scale: multiplier of the score difference (default 0.001 / point).
+        starting_round: the round (1-based) a Hand and Foot episode starts in (default
+            1), or ``"sample"`` (uniform over the rounds, so every round's opening
+            minimum occurs); Classic has no rounds and takes only 1.
         starting_scores: ``(us, them)`` cumulative scores of partnerships 0 and 1 at
             reset, or ``"sample"`` (see :data:`SCORE_BANDS`); default (0, 0).
         max_decisions: decisions after which the episode is truncated (default 2,000).
@@ -106,7 +109,8 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
     def __init__(self, variant: str = "classic", episode: str = "hand",
                  reward: str = "score_diff", reward_scale: float = 0.001,
                  starting_scores: tuple[int, int] | str = (0, 0), max_decisions: int = 2000,
-                 render_mode: str | None = None, **rules: Any) -> None:
+                 render_mode: str | None = None, starting_round: int | str = 1,
+                 **rules: Any) -> None:
         super().__init__()
         self.rules: RulesOptions = preset(variant, **rules)
         if episode not in ("hand", "game"):
@@ -122,6 +126,11 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
                 raise OptionsError("starting_scores must be 'sample' or two ints, got "
                                    f"{starting_scores!r}")
             starting_scores = (int(starting_scores[0]), int(starting_scores[1]))
+        n_rounds = max(self.rules.rounds, 1)
+        if starting_round != "sample" and (isinstance(starting_round, bool) or not isinstance(
+                starting_round, int) or not 1 <= starting_round <= n_rounds):
+            raise OptionsError(f"starting_round must be 'sample' or a round 1..{n_rounds}, got "
+                               f"{starting_round!r}")
         if not isinstance(max_decisions, int) or max_decisions < 1:
             raise OptionsError(f"max_decisions must be a positive int, got {max_decisions!r}")
         if render_mode not in (None, "ansi", "human"):
@@ -131,6 +140,7 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
         self.reward_mode = reward
         self.reward_scale = float(reward_scale)
         self.starting_scores = starting_scores
+        self.starting_round = starting_round
         self.max_decisions = max_decisions
         self.render_mode = render_mode
         self.possible_agents = list(AGENTS)
@@ -173,7 +183,11 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
         else:
             scores = self._sample_scores() if self.starting_scores == "sample" \
                 else self.starting_scores
-            game = Game(self.rules, seed=game_seed, scores=scores)
+            if self.starting_round == "sample":
+                first = self._rng.randrange(max(self.rules.rounds, 1))
+            else:
+                first = self.starting_round - 1
+            game = Game(self.rules, seed=game_seed, scores=scores, first_round=first)
         self.game = game
         self.agents = list(AGENTS)
         self.rewards = dict.fromkeys(AGENTS, 0.0)

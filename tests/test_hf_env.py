@@ -297,3 +297,28 @@ def test_no_leak_of_any_foot():
             mask = raw.observe(raw.agent_selection)["action_mask"]
             raw.step(random_action(np.flatnonzero(mask).tolist(), rng))
     assert checked > 50
+
+
+def test_starting_round_sets_the_minimum_and_the_rounds_left():
+    minimums = set()
+    raw = canasta_env.raw_env(variant="hand_and_foot", starting_round="sample")
+    for seed in range(60):
+        raw.reset(seed=seed)
+        g = raw.game
+        assert g.minimum[0] == g.minimum[1] == (60, 90, 120, 150)[g.hand_number]
+        minimums.add(g.minimum[0])
+    assert minimums == {60, 90, 120, 150}
+    raw = canasta_env.raw_env(variant="hand_and_foot", starting_round=4, episode="game")
+    raw.reset(seed=2)
+    assert raw.game.minimum == [150, 150]
+    rng = random.Random(2)
+    while not all(raw.terminations.values()):
+        mask = raw.observe(raw.agent_selection)["action_mask"]
+        raw.step(random_action(np.flatnonzero(mask).tolist(), rng))
+    assert raw.game.game_over and len(raw.game.history) == 1  # round 4 was the last
+    for bad in (0, 5, "first"):
+        with pytest.raises(canasta_env.engine.OptionsError, match="starting_round"):
+            canasta_env.raw_env(variant="hand_and_foot", starting_round=bad)
+    with pytest.raises(canasta_env.engine.OptionsError, match="starting_round"):
+        canasta_env.raw_env(starting_round=2)  # Classic has no rounds
+    canasta_env.raw_env(starting_round="sample").reset(seed=1)  # Classic: round 1 only

@@ -14,8 +14,9 @@ and starting scores. ``--hands N`` plays ``ceil(N / 2)`` deals (``2 * ceil(N / 2
 hands), one hand per episode, with ``starting_scores="sample"``: each deal's two
 cumulative scores are drawn by the env from the deal's seed (uniform over the four
 score bands), so every opening minimum (15 / 50 / 90 / 120) occurs. In Hand and Foot
-(``--variant hand_and_foot``) the minimum goes by round, so hand episodes (all round 1)
-show only the 60 level; ``--games`` plays the four rounds. ``--games N`` plays
+(``--variant hand_and_foot``) the minimum goes by round: each deal's round is drawn
+too (``starting_round="sample"``), so all four minimums 60 / 90 / 120 / 150 occur;
+``--games`` plays the four rounds. ``--games N`` plays
 ``ceil(N / 2)`` deals of whole games (``episode="game"``, to 5,000, from 0 : 0) instead;
 the unit of the win rate and score difference is then a game.
 
@@ -111,11 +112,13 @@ def deal_seed(seed: int, deal: int) -> int:
 
 
 def make_env(variant: str = "classic", games: bool = False) -> raw_env:
-    """The env an evaluation plays: one hand per episode with sampled starting scores,
-    or whole games from 0 : 0."""
+    """The env an evaluation plays: one hand per episode with sampled starting scores
+    (and, for Hand and Foot, a sampled round), or whole games from 0 : 0."""
     if games:
         return raw_env(variant=variant, episode="game", max_decisions=GAME_MAX_DECISIONS)
-    return raw_env(variant=variant, episode="hand", starting_scores="sample")
+    rounds = "sample" if preset(variant).rounds else 1
+    return raw_env(variant=variant, episode="hand", starting_scores="sample",
+                   starting_round=rounds)
 
 
 def play_episode(env: raw_env, seat_policies: Sequence[Policy], seed: int, deal: int = 0,

@@ -151,13 +151,17 @@ class Game:
             and options replay the same game given the same actions.
         scores: cumulative starting scores of the two partnerships (points).
         dealer: first dealer's seat; ``None`` draws it from the seed.
+        first_round: index (0-based) of the first deal, for games of a fixed number of
+            ``rounds`` (Hand and Foot: 0..3; the round sets the opening minimum); 0 for
+            Classic.
 
     Raises:
         OptionsError: bad options.
     """
 
     def __init__(self, options: RulesOptions | None = None, seed: int | None = None,
-                 scores: tuple[int, int] = (0, 0), dealer: int | None = None) -> None:
+                 scores: tuple[int, int] = (0, 0), dealer: int | None = None,
+                 first_round: int = 0) -> None:
         self.options = options if options is not None else classic()
         self._init_rules()
         if seed is None:
@@ -172,7 +176,12 @@ class Game:
             dealer = random.Random(f"{seed}/dealer").randrange(4)
         if dealer not in (0, 1, 2, 3):
             raise ValueError(f"dealer must be a seat 0..3, got {dealer!r}")
-        self.hand_number = 0
+        rounds = self.options.rounds
+        if isinstance(first_round, bool) or not isinstance(first_round, int) or \
+                not 0 <= first_round < max(rounds, 1):
+            raise ValueError(f"first_round must be in 0..{max(rounds, 1) - 1} for these rules, "
+                             f"got {first_round!r}")
+        self.hand_number = first_round
         self.dealer = dealer
         self.history: list[dict] = []  # score sheets of finished hands
         self.winner: int | None = None  # 0 / 1 partnership, -1 tie, None while running
