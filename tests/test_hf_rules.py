@@ -126,6 +126,18 @@ def test_row_black_threes_stop_card_and_only_going_out():
     play(g, "meld black 3s")  # going out with them
     assert g.hand_over and g.went_out == 0
     assert g.nat[0][BLACK_THREE] == 3 and g.sheets[0].table >= 15
+    # option: black 3s never melded - then they can only be discarded
+    g = build_hf(hands=("b3 b3 b3", *OTHERS), books=(FOUR_BOOKS, []),
+                 in_foot=(True, False, False, False), phase="MELD",
+                 options={"black_three_melds": False})
+    assert legal_names(g) == ["discard black 3"]
+    g = build_hf(hands=("b3 b3 b3 4 4 4", *OTHERS), books=(FOUR_BOOKS, []),
+                 in_foot=(True, False, False, False), phase="MELD",
+                 options={"black_three_melds": False})
+    assert "ask partner: may I go out?" not in legal_names(g)
+    g = build_hf(hands=("b3 b3 b3 4 4 4", *OTHERS), books=(FOUR_BOOKS, []),
+                 in_foot=(True, False, False, False), phase="MELD")
+    assert "ask partner: may I go out?" in legal_names(g)  # default: 4s and black 3s
 
 
 def test_row_taking_the_pile_pair_only_top_seven():

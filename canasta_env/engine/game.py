@@ -390,7 +390,8 @@ class Game:
             return have >= o.canastas_to_go_out and (opened or drew_stock)
         # going out concealed after a stock draw needs no opening minimum
         need_b = 0 if (opened or drew_stock) else need
-        return can_go_out(hand, nat, wild, cap, csize, have, o.canastas_to_go_out, need_b)
+        return can_go_out(hand, nat, wild, cap, csize, have, o.canastas_to_go_out, need_b,
+                          black_three_melds=o.black_three_melds)
 
     def _pickup_search(self, hand, nat, wild, tp: int, pending: list[int], seen: set) -> bool:
         """Phase PICKUP: can melds from ``hand`` reach the opening minimum so that, with
@@ -514,12 +515,13 @@ class Game:
             return (have_c >= args[2] and have_d >= args[3] and have_c + have_d >= args[4]
                     and (opened or drew_stock))
         need_b = 0 if (opened or drew_stock) else need
-        if can_meld_all(hand, nat, wild, wm, rules, *args, need_b):
+        b3 = o.black_three_melds
+        if can_meld_all(hand, nat, wild, wm, rules, *args, need_b, b3):
             return True
         for c in range(NUM_CLASSES):
             if hand[c] and c != RED_THREE:
                 hand[c] -= 1
-                ok = can_meld_all(hand, nat, wild, wm, rules, *args, need_b)
+                ok = can_meld_all(hand, nat, wild, wm, rules, *args, need_b, b3)
                 hand[c] += 1
                 if ok:
                     return True
@@ -804,7 +806,8 @@ class Game:
             return legal
         # black 3s: only as part of going out
         b3 = hand[BLACK_THREE]
-        if 3 <= b3 <= o.black_three_meld_max and self.asked != ASKED_NO and not self.no_discard:
+        if o.black_three_melds and 3 <= b3 <= o.black_three_meld_max and \
+                self.asked != ASKED_NO and not self.no_discard:
             hand[BLACK_THREE] = 0
             if feas(hand, nat, wild, tp0 + (0 if opened else 5 * b3), True, None, True,
                     self.asked, self.drew_stock):

@@ -82,6 +82,8 @@ class RulesOptions:
         red_three_hand_penalty: points subtracted for each red 3 left in a hand or foot
             at the end (0: Classic red 3s are never held; H&F 100).
         black_three_meld_max: most black 3s in a going-out meld (4).
+        black_three_melds: black 3s may be melded when going out (True: pagat; False:
+            never melded, SPEC section 3's option).
     """
 
     variant: str = "classic"
@@ -124,6 +126,7 @@ class RulesOptions:
     red_three_negative_unmelded: bool = True
     red_three_hand_penalty: int = 0
     black_three_meld_max: int = 4
+    black_three_melds: bool = True
 
     def __post_init__(self) -> None:
         if self.variant not in VARIANTS:
@@ -136,7 +139,7 @@ class RulesOptions:
         for name in ("black_three_freezes", "red_three_last_card_may_meld",
                      "one_card_pile_restriction", "ask_partner_required",
                      "wilds_at_most_half_naturals", "wild_melds", "pile_pair_only",
-                     "pile_wild_pair", "red_three_negative_unmelded"):
+                     "pile_wild_pair", "red_three_negative_unmelded", "black_three_melds"):
             if not isinstance(getattr(self, name), bool):
                 raise OptionsError(f"option {name} must be a bool, got {getattr(self, name)!r}")
         if not 1 <= self.decks <= 8:
