@@ -512,6 +512,12 @@ class Game:
         args = (have_c, have_d, o.clean_books_to_go_out, o.dirty_books_to_go_out,
                 o.canastas_to_go_out)
         if size == 0:
+            for r in MELD_RANKS:  # open melds that count as canastas (no closing size)
+                if nat[r] and nat[r] + wild[r] >= o.canasta_size:
+                    if wild[r]:
+                        have_d += 1
+                    else:
+                        have_c += 1
             return (have_c >= args[2] and have_d >= args[3] and have_c + have_d >= args[4]
                     and (opened or drew_stock))
         need_b = 0 if (opened or drew_stock) else need
