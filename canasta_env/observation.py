@@ -229,7 +229,7 @@ def encode(game: Game, seat: int) -> np.ndarray:
     for t in (us, them):
         clean = dirty = wild = 0
         per = [0] * len(_BOOK_SLOT)
-        for r, n, j, w in game.books[t]:
+        for r, _, j, w in game.books[t]:
             per[_BOOK_SLOT[r]] += 1
             if r == JOKER:
                 wild += 1

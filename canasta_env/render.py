@@ -29,7 +29,7 @@ def _melds(game: Game, team: int) -> str:
 
 def _books(game: Game, team: int) -> str:
     parts = []
-    for r, n, j, t in game.books[team]:
+    for r, _, j, t in game.books[team]:
         if r == JOKER:
             parts.append(f"wild book ({j} Jk, {t} 2)")
         else:

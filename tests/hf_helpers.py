@@ -8,8 +8,15 @@ from engine_helpers import cards, meld
 from canasta_env.engine import game as G
 from canasta_env.engine import preset
 from canasta_env.engine.actions import HAND_AND_FOOT as TABLE
-from canasta_env.engine.cards import CLASS_NAMES, JOKER, NAME_TO_CLASS, NUM_CLASSES, RED_THREE, TWO
-from canasta_env.engine.cards import deck_counts
+from canasta_env.engine.cards import (
+    CLASS_NAMES,
+    JOKER,
+    NAME_TO_CLASS,
+    NUM_CLASSES,
+    RED_THREE,
+    TWO,
+    deck_counts,
+)
 
 HF = preset("hand_and_foot")
 PACK = deck_counts(HF.decks, HF.jokers)

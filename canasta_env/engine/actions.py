@@ -134,7 +134,7 @@ NUM_ACTIONS_HAND_AND_FOOT = TAKE_WILD_PAIR + 1
 
 def _build_hand_and_foot() -> list[str]:
     d = list(DESCRIPTIONS)
-    for k, (j, t) in enumerate(WILD_START_KINDS):
+    for j, t in WILD_START_KINDS:
         parts = [f"{j} Joker{'s' if j > 1 else ''}" if j else "", f"{t} 2{'s' if t > 1 else ''}"
                  if t else ""]
         d.append("meld wild cards: " + " + ".join(p for p in parts if p))

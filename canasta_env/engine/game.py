@@ -305,7 +305,7 @@ class Game:
     def _closed_books(self, team: int) -> tuple[int, int]:
         """(clean, dirty) closed books of a partnership (a wild book counts as clean)."""
         clean = dirty = 0
-        for r, bn, bj, bt in self.books[team]:
+        for r, _, bj, bt in self.books[team]:
             if r != JOKER and bj + bt:
                 dirty += 1
             else:
