@@ -39,7 +39,6 @@ from typing import Any
 import numpy as np
 
 from canasta_env.engine import (
-    NUM_ACTIONS,
     Game,
     PositionError,
     describe,
@@ -123,9 +122,11 @@ def position_game(position: Any) -> Game:
         raise PositionError(f"malformed position ({type(e).__name__}: {e})") from None
 
 
-def move_record(seat: int, action: int) -> dict:
-    """``{"seat", "action", "description"}`` for one decision."""
-    return {"seat": seat, "action": action, "description": describe(action)}
+def move_record(seat: int, action: int, game: Game | None = None) -> dict:
+    """``{"seat", "action", "description"}`` for one decision (described with the action
+    table of ``game``'s variant; Classic when ``None``)."""
+    text = game.table.describe(action) if game is not None else describe(action)
+    return {"seat": seat, "action": action, "description": text}
 
 
 class Bot:
@@ -171,12 +172,13 @@ class Bot:
             raise NotOnTurnError(f"seat {seat} is not on turn; seat {to_move} is to move "
                                  f"(phase {game.phase.name})")
         legal = game.legal_actions()
-        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        mask = np.zeros(game.num_actions, dtype=np.int8)  # Classic: NUM_ACTIONS
         mask[legal] = 1
         action = int(self.policy.act(encode(game, to_move), mask))
         if action not in legal:  # a policy bug, never the caller's fault
+            text = game.table.describe(action) if 0 <= action < game.num_actions else "?"
             raise RuntimeError(f"policy {self.name!r} chose illegal action {action} "
-                               f"({describe(action)!r}); legal: {legal}")
+                               f"({text!r}); legal: {legal}")
         return action
 
     def play_seat_turn(self, game: Game, seat: int) -> list[dict]:
@@ -189,9 +191,9 @@ class Bot:
             NotOnTurnError: ``seat`` is not on turn.
         """
         seat = _check_seat(seat)
-        moves = [move_record(seat, self._apply(game, seat))]
+        moves = [move_record(seat, self._apply(game, seat), game)]
         while game.to_move == seat:
-            moves.append(move_record(seat, self._apply(game, seat)))
+            moves.append(move_record(seat, self._apply(game, seat), game))
         return moves
 
     def _apply(self, game: Game, seat: int) -> int:
@@ -210,8 +212,9 @@ class Bot:
             NotOnTurnError: ``seat`` is not on turn, or the hand is over.
         """
         seat = _check_seat(seat)
-        action = self.act(position_game(position), seat)
-        return {"action": action, "description": describe(action)}
+        game = position_game(position)
+        action = self.act(game, seat)
+        return {"action": action, "description": game.table.describe(action)}
 
     def play_turn(self, position: dict, seat: int) -> tuple[dict, list[dict]]:
         """Play ``seat``'s whole turn from ``position`` (not modified): every decision

@@ -1,13 +1,15 @@
 """Play Canasta in the terminal against bots.
 
     python -m training.play [--seat 0] [--policy heuristic] [--seed S] [--game]
+                            [--variant classic|hand_and_foot]
 
 You hold one seat (partner: the seat opposite, played by a bot like the opponents).
 Each time you are on turn the table is shown from your seat and your legal moves are
 listed with numbers; answer with the number or the move's description (e.g.
 ``draw from stock``, ``discard 7``). The bots' moves are printed as they happen.
 ``quit`` (or end of input, Ctrl-D) stops at once; ``table`` shows the table again.
-One hand by default; ``--game`` plays hands until a partnership reaches 5,000.
+One hand by default; ``--game`` plays hands until a partnership reaches 5,000 (Hand and
+Foot: the four rounds).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from canasta_env.engine import Game, describe, parse
+from canasta_env.engine import Game, preset
 from canasta_env.render import render_text
 
 from .opponent import Bot
@@ -39,7 +41,7 @@ def _ask(game: Game, me: int, read, out) -> int:
     out(render_text(game, me))
     out("Your moves:")
     for i, a in enumerate(legal, 1):
-        out(f"  {i:2d}. {describe(a)}")
+        out(f"  {i:2d}. {game.table.describe(a)}")
     while True:
         try:
             line = read("Your move (number or description; 'quit' stops): ")
@@ -59,12 +61,12 @@ def _ask(game: Game, me: int, read, out) -> int:
             out(f"  no move {k}: choose 1..{len(legal)}")
             continue
         try:
-            action = parse(text)
+            action = game.table.parse(text)
         except ValueError:
             out(f"  {text!r} is neither a number from the list nor a move description")
             continue
         if action not in legal:
-            out(f"  {describe(action)!r} is not legal now")
+            out(f"  {game.table.describe(action)!r} is not legal now")
             continue
         return action
 
@@ -86,12 +88,13 @@ def _hand_summary(game: Game, me: int, out) -> None:
 
 
 def play(seat: int, bot: Bot, seed: int | None, whole_game: bool, read=input,
-         out=print) -> int:
-    """Play one hand (or a game) with a person at ``seat`` and ``bot`` at the other
-    seats; ``read(prompt)`` gives the person's lines (``EOFError`` stops), ``out``
-    prints. Returns the exit code (0)."""
-    game = Game(seed=seed)
-    out(f"Canasta: you are seat {seat} (partnership {'AB'[seat % 2]}, partner seat "
+         out=print, variant: str = "classic") -> int:
+    """Play one hand (or a game) of ``variant`` with a person at ``seat`` and ``bot`` at
+    the other seats; ``read(prompt)`` gives the person's lines (``EOFError`` stops),
+    ``out`` prints. Returns the exit code (0)."""
+    game = Game(preset(variant), seed=seed)
+    name = "Hand and Foot" if variant == "hand_and_foot" else "Canasta"
+    out(f"{name}: you are seat {seat} (partnership {'AB'[seat % 2]}, partner seat "
         f"{(seat + 2) % 4}); bots: {bot.name}; seed {game.seed}. Type 'quit' to stop.")
     try:
         while True:
@@ -106,7 +109,7 @@ def play(seat: int, bot: Bot, seed: int | None, whole_game: bool, read=input,
             if s == seat:
                 action = _ask(game, seat, read, out)
                 game.apply(action)
-                out(f"  you: {describe(action)}")
+                out(f"  you: {game.table.describe(action)}")
             else:
                 for m in bot.play_seat_turn(game, s):
                     out(f"  {_who(m['seat'], seat)}: {m['description']}")
@@ -122,7 +125,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--policy", default="heuristic",
                    help="bots: heuristic, random, reference, or a checkpoint .zip / .onnx")
     p.add_argument("--seed", type=int, default=None, help="deal seed (random if omitted)")
-    p.add_argument("--game", action="store_true", help="play a whole game to 5,000, not one hand")
+    p.add_argument("--game", action="store_true",
+                   help="play a whole game (to 5,000; Hand and Foot: four rounds), not one hand")
+    p.add_argument("--variant", default="classic", choices=["classic", "hand_and_foot"])
     args = p.parse_args(argv)
     try:
         bot = Bot(args.policy)
@@ -130,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     try:
-        return play(args.seat, bot, args.seed, args.game)
+        return play(args.seat, bot, args.seed, args.game, variant=args.variant)
     except KeyboardInterrupt:
         print("\nStopped. Bye.")
         return 0
