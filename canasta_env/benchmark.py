@@ -61,7 +61,7 @@ def _bench_aec(make, seconds: float) -> float:
     while True:
         e.reset(seed=ep)
         ep += 1
-        for agent in e.agent_iter():
+        for _agent in e.agent_iter():
             obs, _r, term, trunc, _i = e.last()
             if term or trunc:
                 action = None

@@ -70,6 +70,9 @@ red threes, going out, cards remaining in hand (negative), hand score, previous 
 new running total."""
 
 _V = CARD_POINTS
+#: cards a Classic pile take uses from hand: (naturals, jokers, twos)
+_TAKE_USE = {A.TAKE_PAIR: (2, 0, 0), A.TAKE_NAT_JOKER: (1, 1, 0), A.TAKE_NAT_TWO: (1, 0, 1),
+             A.TAKE_ONTO_MELD: (0, 0, 0)}
 _WILDS = (JOKER, TWO)
 
 
@@ -612,24 +615,12 @@ class Game:
         return [a + b for a, b in zip(j, t)]
 
     # ------------------------------------------------------------------ legal: draw
-    def _take_use(self, kind: int, top: int) -> tuple[int, int, int] | None:
-        """Cards a pile take uses from hand (naturals, jokers, twos), or None."""
-        if kind == A.TAKE_PAIR:
-            return (2, 0, 0)
-        if kind == A.TAKE_NAT_JOKER:
-            return (1, 1, 0)
-        if kind == A.TAKE_NAT_TWO:
-            return (1, 0, 1)
-        return (0, 0, 0)
-
     def _legal_draw(self) -> list[int]:
         seat = self.current
         team = seat & 1
-        hand = self.hands[seat]
         legal: list[int] = []
         if self.stock:
             legal.append(A.DRAW_STOCK)
-        forced = False
         takes = self._legal_takes(seat)
         legal.extend(takes)
         if not self.stock:
@@ -638,7 +629,6 @@ class Game:
                       and self.nat[team][top] > 0)
             if not forced:
                 legal.append(A.DECLINE_PILE)
-        del hand
         return sorted(legal)
 
     def _legal_takes(self, seat: int) -> list[int]:
@@ -664,7 +654,7 @@ class Game:
         for kind in (A.TAKE_PAIR, A.TAKE_NAT_JOKER, A.TAKE_NAT_TWO, A.TAKE_ONTO_MELD):
             if kind != A.TAKE_PAIR and (frozen or o.pile_pair_only):
                 continue
-            n, j, t = self._take_use(kind, top)
+            n, j, t = _TAKE_USE[kind]
             if hand[top] < n or hand[JOKER] < j or hand[TWO] < t:
                 continue
             if kind == A.TAKE_ONTO_MELD and not nat[top]:
@@ -938,7 +928,7 @@ class Game:
         return "the cards are not in hand, the meld rules forbid it, or it would leave " \
                "the turn impossible to complete (opening minimum, going out)"
 
-    def _expose_red3(self, seat: int, from_stock: bool) -> None:
+    def _expose_red3(self, seat: int) -> None:
         self.red3[seat] += 1
         self.log.append({"event": "red3", "seat": seat})
 
@@ -955,7 +945,7 @@ class Game:
                     if c != RED_THREE:
                         hand[c] += 1
                         break
-                    self._expose_red3(seat, True)
+                    self._expose_red3(seat)
                     if not self.stock:
                         # red 3 as the last stock card: the hand ends (pagat)
                         if self.options.red_three_last_card_may_meld:
@@ -978,7 +968,7 @@ class Game:
             hand[top] -= 2
             self._lay_wild(team, 3 if top == JOKER else 0, 3 if top == TWO else 0)
         else:
-            n, j, t = self._take_use(action, top)
+            n, j, t = _TAKE_USE[action]
             hand[top] -= n
             hand[JOKER] -= j
             hand[TWO] -= t
@@ -1007,7 +997,7 @@ class Game:
         known = self.known[seat]
         for c in self.pending:
             if c == RED_THREE:
-                self._expose_red3(seat, False)  # not replaced
+                self._expose_red3(seat)  # not replaced
             else:
                 hand[c] += 1
                 known[c] += 1
@@ -1049,7 +1039,7 @@ class Game:
         self.log.append({"event": "foot", "seat": seat})
         while hand[RED_THREE]:
             hand[RED_THREE] -= 1
-            self._expose_red3(seat, True)
+            self._expose_red3(seat)
             if self.stock:
                 hand[self.stock.pop()] += 1
 
