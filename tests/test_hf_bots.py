@@ -49,3 +49,19 @@ def test_cli_variant_option():
     assert r.returncode == 0, r.stderr
     assert "Hand and Foot: you are seat 0" in r.stdout and "Stopped. Bye." in r.stdout
     assert "'take pile with a wild pair' is not legal now" in r.stdout
+
+
+def test_service_plays_hand_and_foot_with_four_bots_and_describes_its_moves():
+    from fastapi.testclient import TestClient
+
+    from training.serve import create_app
+
+    client = TestClient(create_app(policy="heuristic"))
+    r = client.post("/games", json={"seats": ["bot"] * 4, "variant": "hand_and_foot", "seed": 3})
+    assert r.status_code == 201, r.text
+    game_id = r.json()["game_id"]
+    view = client.get(f"/games/{game_id}", params={"seat": 0}).json()
+    descriptions = [m["description"] for m in view["moves"]]
+    assert len(descriptions) > 20
+    # Hand and Foot draws two cards; its own moves are described from its own table
+    assert "draw from stock" in descriptions

@@ -213,7 +213,7 @@ def test_bad_actions_leave_the_game_unchanged(client, app):
          f"illegal action {illegal}"),
         (lambda: post(url, json={"seat": on_turn, "action": 999}), 400, "outside 0..90"),
         (lambda: post(url, json={"seat": on_turn, "action": "dance a jig"}), 400,
-         "no action is described"),
+         "action is described as"),
         (lambda: post(url, json={"seat": on_turn, "action": describe(illegal)}), 400, "illegal"),
         (lambda: post(url, json={"seat": other, "action": 0}), 409, f"not seat {other}'s turn"),
         (lambda: post(url, json={"seat": 2, "action": 0}), 409, "played by the bot"),

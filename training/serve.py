@@ -70,8 +70,6 @@ from canasta_env.engine import (
     IllegalActionError,
     OptionsError,
     PositionError,
-    describe,
-    parse,
     preset,
     to_position,
 )
@@ -151,14 +149,14 @@ def seat_view(game: Game, seat: int | None) -> dict:
             "asked_partner": {0: None, 1: "yes", 2: "no"}.get(pos["turn"]["asked"]),
         },
         "legal_actions": [],
-        "moves": [move_record(e["seat"], e["action"]) for e in pos["log"] if "action" in e],
+        "moves": [move_record(e["seat"], e["action"], game) for e in pos["log"] if "action" in e],
         "score_sheets": pos["sheets"],
         "went_out": pos["went_out"],
         "history": pos["history"],
     }
     if seat is not None:
         if to_move == seat:
-            view["legal_actions"] = [{"action": a, "description": describe(a)}
+            view["legal_actions"] = [{"action": a, "description": game.table.describe(a)}
                                      for a in game.legal_actions()]
         view["text"] = render_text(game, seat)
     return view
@@ -304,24 +302,24 @@ class Service:
                 raise ServiceError(409, f"not seat {seat}'s turn: seat {game.to_move} "
                                         f"({rec.seats[game.to_move]}) is to move, phase "
                                         f"{game.phase.name}")
-            action_id = self._action_id(action)
+            action_id = self._action_id(action, game)
             try:
                 game.apply(action_id)
             except IllegalActionError as e:
-                legal = ", ".join(f"{a} {describe(a)!r}" for a in game.legal_actions())
+                legal = ", ".join(f"{a} {game.table.describe(a)!r}" for a in game.legal_actions())
                 raise ServiceError(400, f"{e}. Legal now: {legal}") from None
-            moves = [move_record(seat, action_id)]
+            moves = [move_record(seat, action_id, game)]
             moves += self._run_bots(rec)
             return {"moves": moves, "view": self._view(rec, seat)}
 
     @staticmethod
-    def _action_id(action: int | str) -> int:
+    def _action_id(action: int | str, game) -> int:
         if isinstance(action, str):
             text = action.strip()
             if text.isdigit():
                 return int(text)
             try:
-                return parse(text)
+                return game.table.parse(text)
             except ValueError as e:
                 raise ServiceError(400, f"{e}; send an action id or a description from "
                                         f"legal_actions") from None
@@ -386,7 +384,7 @@ class Service:
         name, bot = self.bot(policy)
         with self._policy_lock:
             action = bot.act(game, seat)
-        return {"action": action, "description": describe(action), "policy": name}
+        return {"action": action, "description": game.table.describe(action), "policy": name}
 
     def turn(self, position: Any, seat: int, policy: str | None) -> dict:
         game = self._position_game(position, seat)
