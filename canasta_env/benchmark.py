@@ -160,7 +160,8 @@ def run(seconds: float = 3.0) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description="canasta_env throughput benchmark")
+    p = argparse.ArgumentParser(prog="python -m canasta_env.benchmark",
+                                description="canasta_env throughput benchmark")
     p.add_argument("--seconds", type=float, default=3.0, help="wall time per measurement")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     args = p.parse_args(argv)

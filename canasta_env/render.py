@@ -75,7 +75,8 @@ def render_text(game: Game, seat: int) -> str:
             flags.append("frozen for us")
         if game.pile[-1] == 2:
             flags.append("stop card")
-        lines.append(f"Discard pile: {len(game.pile)} cards, top {top}"
+        n = len(game.pile)
+        lines.append(f"Discard pile: {n} card{'' if n == 1 else 's'}, top {top}"
                      + (f" ({', '.join(flags)})" if flags else ""))
     else:
         lines.append("Discard pile: empty")

@@ -18,7 +18,8 @@ from .config import ConfigError, load_config
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m training.main", description=__doc__.split("\n")[0])
-    p.add_argument("--config", default="configs/classic.yaml")
+    p.add_argument("--config", default="configs/classic.yaml",
+                   help="YAML training config (default: configs/classic.yaml)")
     p.add_argument("--total-timesteps", type=int, default=None, help="override the config")
     p.add_argument("--eval-hands", type=int, default=None, help="override eval.final_hands")
     p.add_argument("--workers", type=int, default=2, help="evaluation processes")

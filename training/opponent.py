@@ -47,11 +47,7 @@ from canasta_env.engine import (
 )
 from canasta_env.observation import encode
 
-from .policy_loader import PolicySpecError, load_policy
-
-REPO_ROOT = Path(__file__).resolve().parents[1]
-#: Where the shipped reference policy lives (committed separately from the code).
-REFERENCE_CHECKPOINT = REPO_ROOT / "checkpoints" / "reference" / "classic.zip"
+from .policy_loader import REFERENCE_CHECKPOINT, PolicySpecError, load_policy
 
 __all__ = ["Bot", "NotOnTurnError", "PositionError", "PolicySpecError", "REFERENCE_CHECKPOINT",
            "load_bot_policy", "position_game", "resolve_policy_spec"]

@@ -5,6 +5,7 @@ spec               policy
 =================  ==================================================================
 ``random``         :class:`~canasta_env.policies.RandomPolicy` (seeded per episode)
 ``heuristic``      :class:`~canasta_env.policies.HeuristicPolicy`
+``reference``      the shipped reference policy, :data:`REFERENCE_CHECKPOINT`
 any other string   a checkpoint path, loaded by
                    ``training.checkpoint.load_policy_checkpoint(path)`` (needs the
                    ``training`` extra: torch, sb3-contrib)
@@ -18,7 +19,10 @@ from pathlib import Path
 
 from canasta_env.policies import HeuristicPolicy, Policy, RandomPolicy
 
-BUILTIN = ("random", "heuristic")
+BUILTIN = ("random", "heuristic", "reference")
+REPO_ROOT = Path(__file__).resolve().parents[1]
+#: The shipped reference policy (MaskablePPO, Classic), loadable as ``"reference"``.
+REFERENCE_CHECKPOINT = REPO_ROOT / "checkpoints" / "reference" / "classic.zip"
 
 
 class PolicySpecError(ValueError):
@@ -40,7 +44,7 @@ def load_policy(spec: str) -> Policy:
         return RandomPolicy(seed=0)
     if key.lower() == "heuristic":
         return HeuristicPolicy()
-    path = Path(key)
+    path = REFERENCE_CHECKPOINT if key.lower() == "reference" else Path(key)
     if not path.exists():
         raise PolicySpecError(f"unknown policy {spec!r}: not one of {', '.join(BUILTIN)} and "
                               f"no checkpoint file at {path}")

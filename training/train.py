@@ -66,7 +66,7 @@ def make_vec_env(cfg: TrainConfig):
     return VecMonitor(vec)
 
 
-def build_callbacks(cfg: TrainConfig, run_dir: Path):
+def build_callbacks(cfg: TrainConfig, run_dir: Path, pretrain: dict | None = None):
     from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 
     from .evaluate import evaluate_policies
@@ -84,6 +84,9 @@ def build_callbacks(cfg: TrainConfig, run_dir: Path):
             for fmt in self.logger.output_formats:
                 if isinstance(fmt, TensorBoardOutputFormat):
                     fmt.writer.add_text("hyperparameters", "\n".join(rows), self.num_timesteps)
+                    if pretrain is not None:
+                        for k, v in pretrain.items():
+                            fmt.writer.add_scalar(f"pretrain/{k}", v, self.num_timesteps)
                     fmt.writer.flush()
 
         def _on_step(self) -> bool:
@@ -223,10 +226,19 @@ def train(cfg: TrainConfig, resume: str | None = None) -> Path:
             ent_coef=cfg.ppo.ent_coef, vf_coef=cfg.ppo.vf_coef,
             max_grad_norm=cfg.ppo.max_grad_norm,
             policy_kwargs={"net_arch": list(cfg.ppo.net_arch)}, device="cpu")
+    pretrain = None
+    if not resume and cfg.pretrain.decisions > 0:
+        from .pretrain import behaviour_clone, collect
+
+        data = collect(cfg.pretrain.decisions, cfg.seed, cfg.ppo.gamma, **env_kwargs(cfg))
+        pretrain = behaviour_clone(model, data, cfg.pretrain.epochs, cfg.pretrain.batch_size,
+                                   cfg.pretrain.learning_rate, seed=cfg.seed)
+        print(f"behaviour cloning of the heuristic on {len(data[2])} decisions: "
+              f"accuracy {pretrain['accuracy']:.3f}", flush=True)
     dump_config(cfg, cfg_path)
     remaining = cfg.total_timesteps - (model.num_timesteps if resume else 0)
     if remaining > 0:
-        model.learn(total_timesteps=remaining, callback=build_callbacks(cfg, run_dir),
+        model.learn(total_timesteps=remaining, callback=build_callbacks(cfg, run_dir, pretrain),
                     tb_log_name=cfg.run_name, reset_num_timesteps=resume is None,
                     progress_bar=cfg.progress_bar)
     final = run_dir / "final.zip"
@@ -236,7 +248,8 @@ def train(cfg: TrainConfig, resume: str | None = None) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description="Train a Canasta agent with MaskablePPO.")
+    p = argparse.ArgumentParser(prog="python -m training.train",
+                                description="Train a Canasta agent with MaskablePPO.")
     p.add_argument("--config", required=True, help="YAML config (see configs/)")
     p.add_argument("--resume", default=None, help="checkpoint .zip to continue from")
     p.add_argument("--total-timesteps", type=int, default=None, help="override the config")
