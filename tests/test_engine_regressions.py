@@ -20,3 +20,52 @@ def test_an_existing_canasta_is_not_counted_twice_toward_going_out():
     # With one canasta needed, the existing one suffices.
     hand[QUEEN] = 0
     assert can_go_out(hand, nat, wild, 3, 7, 1, 1, 0) is True
+
+
+def test_playing_a_card_uses_up_known_cards_whatever_is_hidden():
+    """A seat holding 1 known J (taken with the pile) and 1 hidden J discards a J: the
+    others cannot tell which one went, so the known count drops to 0 - exactly as when
+    the seat held only the known J. (Clamping known to the real hand leaked it.)"""
+    import copy
+    import random
+
+    from canasta_env.engine import Game, actions, from_position, to_position
+    from canasta_env.engine.cards import CLASS_NAMES
+    from canasta_env.engine.game import Phase
+    from canasta_env.observation import decode, encode
+
+    found = None
+    for seed in range(400):
+        g = Game(seed=seed)
+        rng = random.Random(seed)
+        while not g.hand_over and found is None:
+            s = g.current
+            if g.phase == Phase.MELD and g.to_move == s:
+                for c in range(15):
+                    if (g.known[s][c] == 1 and g.hands[s][c] == 2
+                            and actions.DISCARD_ACTION.get(c) in g.legal_actions()):
+                        found = c
+                        break
+            if found is None:
+                g.apply(rng.choice(g.legal_actions()))
+        if found is not None:
+            break
+    assert found is not None
+    s, c, name = g.current, found, CLASS_NAMES[found]
+    p = to_position(g)
+    q = copy.deepcopy(p)  # move the hidden copy to the next seat, swapping a non-c card back
+    other = (s + 1) % 4
+    swap = next(x for x in q["hands"][other] if x != name and x not in q["known"][other])
+    q["hands"][s].remove(name)
+    q["hands"][s].append(swap)
+    q["hands"][other].remove(swap)
+    q["hands"][other].append(name)
+    g1, g2 = from_position(p), from_position(q)
+    observer = (s + 2) % 4
+    assert (encode(g1, observer) == encode(g2, observer)).all()
+    g1.apply(actions.discard(c))
+    g2.apply(actions.discard(c))
+    assert g1.known[s][c] == 0 and g2.known[s][c] == 0
+    assert (decode(encode(g1, observer))["known_partner"] == 0).all() or \
+        (encode(g1, observer) == encode(g2, observer)).all()
+    assert (encode(g1, observer) == encode(g2, observer)).all()

@@ -148,9 +148,8 @@ def test_known_cards_are_public_and_do_change_observations(positions):
 
 def test_swap_helper_really_keeps_hand_sizes_and_known_cards(positions):
     rng = random.Random(2)
-    pos = next(p for p in positions if p["known"][1])
-    new = _swap_hidden_card(pos, 1, rng)
-    assert new is not None
+    pairs = [(p, _swap_hidden_card(p, 1, rng)) for p in positions if p["known"][1]]
+    pos, new = next((p, n) for p, n in pairs if n is not None)
     assert len(new["hands"][1]) == len(pos["hands"][1])
     assert new["known"] == pos["known"]
     assert sorted(new["hands"][1]) != sorted(pos["hands"][1])

@@ -961,6 +961,7 @@ class Game:
             self._end_hand()
             return
         team = seat & 1
+        before = list(hand)
         rest = self._pile_rest()
         top = self.pile.pop()
         if action == A.TAKE_WILD_PAIR:
@@ -973,7 +974,7 @@ class Game:
             hand[JOKER] -= j
             hand[TWO] -= t
             self._lay(team, top, n + 1, j, t)
-        self._fix_known(seat)
+        self._forget_played(seat, before)
         self.laid = True
         if not self.opened[team]:
             self.turn_points += (n + 1) * _V[top] + j * _V[JOKER] + t * _V[TWO]
@@ -1051,23 +1052,28 @@ class Game:
         else:
             self._go_out(seat)
 
-    def _fix_known(self, seat: int) -> None:
+    def _forget_played(self, seat: int, before: list[int]) -> None:
+        """Public knowledge after ``seat`` played cards from hand (``before`` = the hand
+        before): each card played of a class uses up one known card of that class, since
+        the other players cannot tell a known card from a hidden one of the same class."""
         k = self.known[seat]
         if not any(k):  # the common case: nothing known about this hand
             return
         h = self.hands[seat]
         for c in range(NUM_CLASSES):
-            if k[c] > h[c]:
-                k[c] = h[c]
+            played = before[c] - h[c]
+            if played > 0 and k[c]:
+                k[c] = max(0, k[c] - played)
 
     def _apply_meld(self, action: int) -> None:
         seat = self.current
         team = seat & 1
         hand = self.hands[seat]
+        before = list(hand)
         if A.DISCARD <= action < A.NUM_ACTIONS:
             c = DISCARDABLE[action - A.DISCARD]
             hand[c] -= 1
-            self._fix_known(seat)
+            self._forget_played(seat, before)
             self.pile.append(c)
             if c in _WILDS or (c == BLACK_THREE and self.options.black_three_freezes):
                 self.pile_frozen = True
@@ -1125,7 +1131,7 @@ class Game:
                 hand[w] -= 1
                 self._lay(team, r, 2, int(k == 1), int(k == 2))
                 pts = 2 * _V[r] + _V[w]
-        self._fix_known(seat)
+        self._forget_played(seat, before)
         self.laid = True
         if not self.opened[team]:
             self.turn_points += pts
