@@ -69,3 +69,48 @@ def test_playing_a_card_uses_up_known_cards_whatever_is_hidden():
     assert (decode(encode(g1, observer))["known_partner"] == 0).all() or \
         (encode(g1, observer) == encode(g2, observer)).all()
     assert (encode(g1, observer) == encode(g2, observer)).all()
+
+
+def _position():
+    from canasta_env.engine import Game, to_position
+
+    return to_position(Game(seed=11))
+
+
+def test_malformed_json_types_are_position_errors():
+    import json
+
+    import pytest
+
+    from canasta_env.engine import PositionError, from_position
+
+    cases = {
+        "stock": [["J"]],
+        "decisions": None,
+        "log": "abc",
+        "history": [None],
+        "went_out": 1.5,
+        "winner": "nobody",
+        "scores": [10**400, 0],
+        "concealed": "no",
+    }
+    for key, value in cases.items():
+        pos = json.loads(json.dumps(_position()))
+        pos[key] = value
+        with pytest.raises(PositionError):
+            from_position(pos)
+
+
+def test_hand_edited_turn_records_that_dead_end_one_move_later_are_refused():
+    import pytest
+
+    from canasta_env.engine import PositionError, from_position
+
+    pos = _position()
+    pos["turn"]["must_out"] = True  # a fresh turn that "must go out": drawing would dead-end
+    with pytest.raises(PositionError, match="no legal action"):
+        from_position(pos)
+    pos = _position()
+    pos["phase"] = "ANSWER"  # a partner asked to answer although nobody could go out
+    with pytest.raises(PositionError, match="no legal action"):
+        from_position(pos)

@@ -19,6 +19,7 @@ wild-card meld (``wild_meld``), and turn feasibility uses the exact search of
 
 from __future__ import annotations
 
+import copy
 import enum
 import random
 import secrets
@@ -1202,7 +1203,7 @@ class Game:
 
     def clone(self) -> Game:
         """An independent copy of this state."""
-        return from_position(to_position(self))
+        return from_position(to_position(self), check_moves=False)
 
     def next_hand(self) -> None:
         """Deal the next hand (the deal passes clockwise).
@@ -1330,13 +1331,38 @@ def _names_from_counts(counts) -> list[str]:
     return counts_to_names(counts)
 
 
-def from_position(pos: dict) -> Game:
+def from_position(pos: dict, check_moves: bool = True) -> Game:
     """Rebuild a :class:`Game` from :func:`to_position` output.
 
+    Args:
+        check_moves: also check that every legal action leads to a position with a legal
+            action or to the end of the hand (catches hand-edited turn records that
+            would dead-end one move later); :meth:`Game.clone` skips it.
+
     Raises:
-        PositionError: missing or malformed fields, unknown cards, cards that do not add
-            up to the pack, a red 3 in a hand, an impossible phase or seat.
+        PositionError: missing or malformed fields (wrong JSON types included), unknown
+            cards, cards that do not add up to the pack, a red 3 in a hand, numbers out
+            of range, an impossible phase, seat or turn record.
     """
+    try:
+        g = _from_position(pos)
+    except PositionError:
+        raise
+    except (TypeError, ValueError, KeyError, AttributeError, OverflowError,
+            RecursionError) as e:
+        raise PositionError(f"malformed position: {type(e).__name__}: {e}") from None
+    if check_moves and g.phase < Phase.HAND_OVER:
+        for a in g.legal_actions():
+            h = copy.deepcopy(g)
+            h.apply(a)
+            if h.phase < Phase.HAND_OVER and not h.legal_actions():
+                raise PositionError(
+                    f"inconsistent turn record: action {a} ({g.table.describe(a)!r}) would "
+                    f"leave seat {h.to_move} with no legal action in phase {h.phase.name}")
+    return g
+
+
+def _from_position(pos: dict) -> Game:
     from .cards import NAME_TO_CLASS
     from .options import OptionsError, RulesOptions
     if not isinstance(pos, dict):
@@ -1440,8 +1466,23 @@ def from_position(pos: dict) -> Game:
     except (KeyError, TypeError, ValueError) as e:
         raise PositionError(f"bad turn record: {e!r}") from None
     g.went_out = pos.get("went_out")
-    g.concealed = bool(pos.get("concealed", False))
-    g.decisions = int(pos.get("decisions", 0))
+    if g.went_out is not None and (g.went_out not in range(4) or isinstance(g.went_out, bool)
+                                   or g.phase < Phase.HAND_OVER):
+        raise PositionError(f"went_out must be null while the hand runs, else a seat 0..3; "
+                            f"got {g.went_out!r} in phase {g.phase.name}")
+    g.concealed = pos.get("concealed", False)
+    g.decisions = pos.get("decisions", 0)
+    if not isinstance(g.concealed, bool) or not isinstance(g.decisions, int) or \
+            isinstance(g.decisions, bool) or g.decisions < 0:
+        raise PositionError("concealed must be a bool and decisions an int >= 0")
+    if g.winner not in (None, -1, 0, 1) or isinstance(g.winner, bool):
+        raise PositionError(f"winner must be null, -1 (tie), 0 or 1, got {g.winner!r}")
+    if not all(isinstance(h, dict) for h in g.history):
+        raise PositionError("history must be a list of objects (score sheets of past hands)")
+    if any(abs(x) > 10**7 for x in g.scores) or g.hand_number < 0 or \
+            any(not 0 <= m <= 10**5 for m in g.minimum) or not 0 <= g.turn_points <= 10**5:
+        raise PositionError("scores must be within +-10,000,000 and hand_number, minimum "
+                            "and turn_points within 0..100,000")
     sheets = pos.get("sheets")
     try:
         g.sheets = None if sheets is None else [
@@ -1451,7 +1492,10 @@ def from_position(pos: dict) -> Game:
     except (KeyError, TypeError, ValueError) as e:
         raise PositionError(f"bad score sheets (need table, canasta_bonus, red_threes, "
                             f"going_out, hand_penalty, previous): {e!r}") from None
-    g.log = list(pos.get("log", []))
+    g.log = pos.get("log", [])
+    if not isinstance(g.log, list) or not all(isinstance(e, dict) for e in g.log):
+        raise PositionError("log must be a list of event objects")
+    g.log = list(g.log)
     _load_hand_and_foot(g, pos, opts)
     g._init_rules()
     g._legal = None
