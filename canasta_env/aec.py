@@ -47,6 +47,7 @@ Version history: v0 — first release; Hand and Foot variant added (Classic unch
 
 from __future__ import annotations
 
+import math
 import random
 from typing import Any
 
@@ -56,7 +57,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from .engine import actions as A
-from .engine.game import SHEET_ROWS, Game, Phase, from_position, to_position
+from .engine.game import SHEET_ROWS, Game, Phase, PositionError, from_position, to_position
 from .engine.options import OptionsError, RulesOptions, preset
 from .observation import encode, obs_size
 from .render import render_text
@@ -117,7 +118,8 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
             raise OptionsError(f"episode must be 'hand' or 'game', got {episode!r}")
         if reward not in ("score_diff", "win_loss"):
             raise OptionsError(f"reward must be 'score_diff' or 'win_loss', got {reward!r}")
-        if not isinstance(reward_scale, (int, float)) or reward_scale <= 0:
+        if not isinstance(reward_scale, (int, float)) or isinstance(reward_scale, bool) or \
+                not math.isfinite(reward_scale) or reward_scale <= 0:
             raise OptionsError(f"reward_scale must be a positive number, got {reward_scale!r}")
         if starting_scores != "sample":
             ok = (isinstance(starting_scores, (tuple, list)) and len(starting_scores) == 2
@@ -131,7 +133,8 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
                 starting_round, int) or not 1 <= starting_round <= n_rounds):
             raise OptionsError(f"starting_round must be 'sample' or a round 1..{n_rounds}, got "
                                f"{starting_round!r}")
-        if not isinstance(max_decisions, int) or max_decisions < 1:
+        if not isinstance(max_decisions, int) or isinstance(max_decisions, bool) or \
+                max_decisions < 1:
             raise OptionsError(f"max_decisions must be a positive int, got {max_decisions!r}")
         if render_mode not in (None, "ansi", "human"):
             raise OptionsError(f"render_mode must be None, 'ansi' or 'human', got {render_mode!r}")
@@ -175,6 +178,10 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
         game_seed = self._rng.getrandbits(63)
         if options and "position" in options:
             game = from_position(options["position"])
+            if game.to_move is None:
+                raise PositionError(f"the position has nobody on turn (phase "
+                                    f"{game.phase.name}); deal the next hand first "
+                                    f"(Game.next_hand) or pass a position of a running hand")
             if A.num_actions(game.options) != self.num_actions or \
                     obs_size(game.options) != self.obs_size:
                 raise OptionsError(
@@ -226,10 +233,14 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
         """``{"observation": float32 (OBS_SIZE,), "action_mask": int8 (NUM_ACTIONS,)}``
         for ``agent``; computed once per step and agent (and again if the agent is
         terminated from outside, e.g. by ``TerminateIllegalWrapper``: its mask is zeros)."""
+        if self.game is None:
+            raise RuntimeError("call reset() before observe()")
         dead = self.terminations.get(agent, True) or self.truncations.get(agent, True)
         cached = self._obs_cache.get((agent, dead))
         if cached is not None:
             return cached
+        if agent not in AGENTS:
+            raise ValueError(f"unknown agent {agent!r}; agents are {list(AGENTS)}")
         seat = AGENTS.index(agent)
         on_turn = self.game.to_move == seat and not dead
         obs = {
@@ -254,6 +265,8 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
         Raises:
             IllegalActionError: ``action`` is not legal for the agent on turn.
         """
+        if self.game is None:
+            raise RuntimeError("call reset() before step()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)

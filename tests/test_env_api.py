@@ -320,3 +320,50 @@ def test_importing_the_aec_module_registers_canasta_v0():
             "print(type(e.unwrapped).__name__, e.metadata['name'])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["raw_env", "canasta_v0"]
+
+
+@pytest.mark.parametrize("action", [True, False, float("inf"), 3.5, "x", None])
+def test_raw_env_refuses_non_integer_actions_unchanged(action):
+    from canasta_env.engine import IllegalActionError, to_position
+
+    e = canasta_env.raw_env()
+    e.reset(seed=4)
+    before = to_position(e.game)
+    with pytest.raises(IllegalActionError, match="action"):
+        e.step(action)
+    assert to_position(e.game) == before
+
+
+@pytest.mark.parametrize("kwargs", [{"reward_scale": float("nan")}, {"reward_scale": float("inf")},
+                                    {"reward_scale": True}, {"max_decisions": True},
+                                    {"variant": ["classic"]}])
+def test_more_bad_options_are_options_errors(kwargs):
+    from canasta_env.engine import OptionsError
+
+    with pytest.raises(OptionsError):
+        canasta_env.raw_env(**kwargs)
+
+
+def test_use_before_reset_and_unknown_agents_are_clear_errors():
+    e = canasta_env.raw_env()
+    with pytest.raises(RuntimeError, match="reset"):
+        e.step(0)
+    with pytest.raises(RuntimeError, match="reset"):
+        e.observe("player_0")
+    e.reset(seed=0)
+    with pytest.raises(ValueError, match="unknown agent"):
+        e.observe("player_9")
+
+
+def test_a_finished_hand_position_is_refused_by_reset():
+    import random
+
+    from canasta_env.engine import Game, PositionError, to_position
+
+    g = Game(seed=2)
+    rng = random.Random(2)
+    while not g.hand_over:
+        g.apply(rng.choice(g.legal_actions()))
+    e = canasta_env.raw_env()
+    with pytest.raises(PositionError, match="nobody on turn"):
+        e.reset(options={"position": to_position(g)})

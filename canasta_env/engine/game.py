@@ -871,12 +871,14 @@ class Game:
             IllegalActionError: the action is not legal here (message names the action
                 and why).
         """
-        if isinstance(action, bool) or not isinstance(action, int):
+        if isinstance(action, bool):
+            raise IllegalActionError(f"action must be an int id, got the bool {action!r}")
+        if not isinstance(action, int):
             try:
                 if int(action) != action:
                     raise ValueError
                 action = int(action)
-            except (TypeError, ValueError):
+            except (TypeError, ValueError, OverflowError):
                 raise IllegalActionError(f"action must be an int id, got {action!r}") from None
         if not 0 <= action < self.num_actions:
             raise IllegalActionError(f"action id {action} is outside 0..{self.num_actions - 1}")
@@ -1602,9 +1604,11 @@ def game_from_json(text: str) -> Game:
         PositionError: not JSON, or a bad position.
     """
     import json
+    if not isinstance(text, (str, bytes, bytearray)):
+        raise PositionError(f"a JSON position must be text, got {type(text).__name__}")
     try:
         pos = json.loads(text)
-    except json.JSONDecodeError as e:
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError, ValueError) as e:
         raise PositionError(f"position is not valid JSON: {e}") from None
     return from_position(pos)
 

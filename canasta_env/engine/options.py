@@ -317,6 +317,6 @@ def preset(variant: str, **changes: Any) -> RulesOptions:
     """
     try:
         fn = PRESETS[variant]
-    except KeyError:
+    except (KeyError, TypeError):
         raise OptionsError(f"unknown variant {variant!r}; choose one of {sorted(PRESETS)}") from None
     return fn(**changes)
