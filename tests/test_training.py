@@ -38,6 +38,7 @@ def test_shipped_configs_validate():
     ("- a\n- b\n", "mapping"),
     ("run_name: [unclosed\n", "not valid YAML"),
     ("run_name: 'bad/name'\n", "run_name"),
+    ("run_name: '..'\n", "run_name"),
 ])
 def test_bad_config_is_a_clear_error(tmp_path, text, needle):
     p = tmp_path / "c.yaml"
@@ -133,6 +134,7 @@ def test_smoke_config_trains_saves_resumes_and_evaluates(tmp_path):
     cfg2 = cfg.model_copy(update={"total_timesteps": before + 512})
     final2 = train(cfg2, resume=str(final))
     assert load_model(final2).num_timesteps >= before + 512
+    assert load_model(run / f"final_{before:09d}.zip").num_timesteps == before  # kept
     assert len(list((tmp_path / "tb").iterdir())) == 1
 
     # reload as a policy and evaluate on duplicate deals
@@ -181,3 +183,31 @@ def test_mismatched_checkpoint_is_a_clear_error(tmp_path):
     MaskablePPO("MlpPolicy", Other(), n_steps=8, batch_size=8).save(path)
     with pytest.raises(CheckpointError, match=r"observation shape \(7,\) and 3 actions"):
         load_model(path)
+
+
+def test_config_path_that_is_a_directory(tmp_path):
+    with pytest.raises(ConfigError, match="is a directory"):
+        load_config(tmp_path)
+
+
+def test_an_interrupted_run_is_not_overwritten(tmp_path):
+    from training.train import train
+
+    cfg = load_config(ROOT / "configs" / "smoke.yaml", checkpoint_dir=str(tmp_path / "ck"),
+                      tensorboard_dir=str(tmp_path / "tb"))
+    snap = cfg.run_dir / "snapshots" / "snapshot_000000016.zip"
+    snap.parent.mkdir(parents=True)
+    snap.write_bytes(b"left by an interrupted run")
+    with pytest.raises(ConfigError, match="already holds"):
+        train(cfg)
+    assert snap.read_bytes() == b"left by an interrupted run"
+
+
+def test_a_classic_checkpoint_refuses_another_variants_observation(tmp_path):
+    from training.train import train
+
+    cfg = load_config(ROOT / "configs" / "smoke.yaml", checkpoint_dir=str(tmp_path / "ck"),
+                      tensorboard_dir=str(tmp_path / "tb"), total_timesteps=256)
+    pol = load_policy_checkpoint(train(cfg))
+    with pytest.raises(CheckpointError, match="another variant"):
+        pol.act(np.zeros(245, np.float32), np.ones(98, np.int8))

@@ -34,7 +34,8 @@ def load_model(path: str | Path, env=None, device: str = "cpu"):
 
     path = Path(path)
     if not path.is_file():
-        raise CheckpointError(f"checkpoint {path} does not exist")
+        what = "is a directory, not a .zip file" if path.is_dir() else "does not exist"
+        raise CheckpointError(f"checkpoint {path} {what}")
     if not zipfile.is_zipfile(path):
         raise CheckpointError(f"checkpoint {path} is not a MaskablePPO .zip (corrupt or wrong file)")
     try:
@@ -83,6 +84,13 @@ class CheckpointPolicy:
     def logits(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
         """Masked action logits, float32 ``(NUM_ACTIONS,)`` (illegal actions -1e8)."""
         torch = self._torch
+        size = self.model.observation_space.shape[0]
+        if np.shape(observation)[-1] != size or np.shape(action_mask)[-1] != self.model.action_space.n:
+            raise CheckpointError(
+                f"checkpoint {self.name} plays Classic Canasta (observation {size}, "
+                f"{self.model.action_space.n} actions); got an observation of "
+                f"{np.shape(observation)[-1]} and a mask of {np.shape(action_mask)[-1]} "
+                f"(another variant?)")
         with torch.no_grad():
             obs = torch.as_tensor(observation, dtype=torch.float32).reshape(1, -1)
             dist = self.policy.get_distribution(obs, action_masks=np.asarray(action_mask, bool)[None])

@@ -61,11 +61,21 @@ class EvalConfig(BaseModel):
     seed: int = Field(12345, description="seed of the evaluation deals")
 
 
+class PretrainConfig(BaseModel):
+    """Behaviour cloning of the heuristic before PPO (``decisions: 0`` turns it off)."""
+
+    model_config = ConfigDict(extra="forbid")
+    decisions: int = Field(0, ge=0, description="heuristic self-play decisions to imitate")
+    epochs: int = Field(3, ge=1)
+    batch_size: int = Field(512, ge=8)
+    learning_rate: float = Field(1e-3, gt=0)
+
+
 class TrainConfig(BaseModel):
     """One training run (Classic Canasta unless ``variant`` says otherwise)."""
 
     model_config = ConfigDict(extra="forbid")
-    run_name: str = Field("classic_default", pattern=r"^[A-Za-z0-9_.-]+$",
+    run_name: str = Field("classic_default", pattern=r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$",
                           description="checkpoints/<run_name>/ and runs/<run_name>/")
     variant: Literal["classic"] = "classic"
     seed: int = 0
@@ -80,6 +90,7 @@ class TrainConfig(BaseModel):
     tensorboard_dir: str = "runs"
     checkpoint_every: int = Field(100_000, ge=1)
     ppo: PPOConfig = PPOConfig()
+    pretrain: PretrainConfig = PretrainConfig()
     opponents: OpponentConfig = OpponentConfig()
     eval: EvalConfig = EvalConfig()
     progress_bar: bool = True
@@ -104,9 +115,12 @@ def load_config(path: str | Path, **overrides) -> TrainConfig:
     """
     path = Path(path)
     if not path.is_file():
-        raise ConfigError(f"config file {path} does not exist")
+        what = "is a directory, not a file" if path.is_dir() else "does not exist"
+        raise ConfigError(f"config file {path} {what}")
     try:
-        data = yaml.safe_load(path.read_text()) or {}
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"{path} is not UTF-8 text: {e}") from None
     except yaml.YAMLError as e:
         raise ConfigError(f"{path} is not valid YAML: {e}") from None
     if not isinstance(data, dict):

@@ -209,8 +209,8 @@ def train(cfg: TrainConfig, resume: str | None = None) -> Path:
     torch.set_num_threads(cfg.torch_threads)
     run_dir = cfg.run_dir
     cfg_path = run_dir / "config.yaml"
-    if resume is None and run_dir.exists() and any(run_dir.glob("*.zip")):
-        raise ConfigError(f"{run_dir} already holds checkpoints of a run; choose another "
+    if resume is None and run_dir.exists() and any(run_dir.iterdir()):
+        raise ConfigError(f"{run_dir} already holds files of a run; choose another "
                           f"run_name or pass --resume <one of its .zip files>")
     run_dir.mkdir(parents=True, exist_ok=True)
     vec = make_vec_env(cfg)
@@ -242,6 +242,9 @@ def train(cfg: TrainConfig, resume: str | None = None) -> Path:
                     tb_log_name=cfg.run_name, reset_num_timesteps=resume is None,
                     progress_bar=cfg.progress_bar)
     final = run_dir / "final.zip"
+    if final.exists():  # a resumed run keeps the earlier final model
+        kept = load_model(final).num_timesteps
+        final.replace(run_dir / f"final_{kept:09d}.zip")
     save_atomic(model, final)
     vec.close()
     return final
@@ -259,6 +262,9 @@ def main(argv: list[str] | None = None) -> int:
         final = train(cfg, args.resume)
     except ConfigError as e:
         print(f"error: {e}", file=sys.stderr)
+        return 2
+    except OSError as e:  # e.g. an unwritable checkpoint_dir
+        print(f"error: {e.strerror or e}: {e.filename or ''}", file=sys.stderr)
         return 2
     except Exception as e:
         from .checkpoint import CheckpointError
