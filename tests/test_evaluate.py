@@ -152,3 +152,14 @@ def test_ratings_round_robin(capsys):
     assert "ordinal" in out and "heuristic" in out
     with pytest.raises(SystemExit):
         R.main(["--policies", "random", "--hands", "4", "--no-progress"])
+
+
+def test_hands_and_games_together_is_an_error(capsys):
+    import pytest
+
+    from training.evaluate import main
+
+    with pytest.raises(SystemExit) as e:
+        main(["--a", "random", "--b", "random", "--hands", "2", "--games", "2"])
+    assert e.value.code == 2
+    assert "not both" in capsys.readouterr().err

@@ -423,11 +423,13 @@ def format_table(r: dict) -> str:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m training.evaluate",
                                 description="Duplicate-deal evaluation of policy A against B.")
-    p.add_argument("--a", required=True, help="policy A: random, heuristic or a checkpoint path")
-    p.add_argument("--b", required=True, help="policy B: random, heuristic or a checkpoint path")
-    p.add_argument("--hands", type=int, default=1000, help="hands to play (2 per deal)")
+    p.add_argument("--a", required=True, help="policy A: random, heuristic, reference or a checkpoint path")
+    p.add_argument("--b", required=True, help="policy B: random, heuristic, reference or a checkpoint path")
+    p.add_argument("--hands", type=int, default=None,
+                   help="hands to play (2 per deal; default 1000)")
     p.add_argument("--games", type=int, default=None,
-                   help="play this many whole games to 5,000 instead of single hands")
+                   help="play this many whole games instead of single hands (Classic: to "
+                        "5,000; Hand and Foot: four rounds)")
     p.add_argument("--variant", default="classic", choices=["classic", "hand_and_foot"])
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--workers", type=int, default=1)
@@ -435,7 +437,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = p.parse_args(argv)
     try:
-        r = evaluate_policies(args.a, args.b, args.hands, games=args.games, variant=args.variant,
+        if args.hands is not None and args.games is not None:
+            raise ValueError("give --hands or --games, not both")
+        r = evaluate_policies(args.a, args.b, 1000 if args.hands is None else args.hands, games=args.games,
+                              variant=args.variant,
                               seed=args.seed, workers=args.workers,
                               progress=not args.no_progress)
     except (PolicySpecError, ValueError) as e:
