@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 # ----------------------------------------------------------------------------- config
 def test_shipped_configs_validate():
-    for name in ("classic", "smoke"):
+    for name in ("classic", "smoke", "hand_and_foot"):
         cfg = load_config(ROOT / "configs" / f"{name}.yaml")
         assert isinstance(cfg, TrainConfig)
     assert load_config(ROOT / "configs" / "classic.yaml").starting_scores == "sample"
@@ -211,3 +211,18 @@ def test_a_classic_checkpoint_refuses_another_variants_observation(tmp_path):
     pol = load_policy_checkpoint(train(cfg))
     with pytest.raises(CheckpointError, match="another variant"):
         pol.act(np.zeros(245, np.float32), np.ones(98, np.int8))
+
+
+def test_hand_and_foot_trains_and_evaluates(tmp_path):
+    from training.evaluate import evaluate_policies
+    from training.train import train
+
+    cfg = load_config(ROOT / "configs" / "smoke.yaml", checkpoint_dir=str(tmp_path / "ck"),
+                      tensorboard_dir=str(tmp_path / "tb"), total_timesteps=512,
+                      variant="hand_and_foot", run_name="smoke_hf")
+    final = train(cfg)
+    model = load_model(final)
+    assert model.observation_space.shape == (245,) and model.action_space.n == 98
+    res = evaluate_policies(load_policy_checkpoint(final), "random", hands=2, seed=1,
+                            variant="hand_and_foot")
+    assert res["hands"] == 2

@@ -18,8 +18,7 @@ from collections.abc import Callable, Sequence
 import gymnasium as gym
 import numpy as np
 
-from canasta_env import OBS_SIZE, raw_env
-from canasta_env.engine import NUM_ACTIONS
+from canasta_env import raw_env
 
 OpponentFactory = Callable[[np.random.Generator], object]
 
@@ -28,9 +27,9 @@ class PartnershipEnv(gym.Env):
     """The learner plays partnership ``team`` (drawn at each reset) against an opponent
     policy (drawn from the pool at each reset).
 
-    Observation: float32 ``(OBS_SIZE,)`` of the learner seat on turn; action:
-    ``Discrete(NUM_ACTIONS)``; reward: the partnership's hand-score difference times
-    ``reward_scale`` at the end of the hand, 0 before.
+    Observation: float32 ``(obs size of the variant,)`` of the learner seat on turn;
+    action: ``Discrete(number of actions of the variant)``; reward: the partnership's
+    hand-score difference times ``reward_scale`` at the end of the hand, 0 before.
 
     Args:
         pool: ``[(weight, factory)]``; a factory maps a numpy Generator to a policy with
@@ -43,8 +42,8 @@ class PartnershipEnv(gym.Env):
     def __init__(self, pool: Sequence[tuple[float, OpponentFactory]], **env_kwargs) -> None:
         super().__init__()
         self.raw = raw_env(**env_kwargs)
-        self.observation_space = gym.spaces.Box(0.0, np.inf, (OBS_SIZE,), np.float32)
-        self.action_space = gym.spaces.Discrete(NUM_ACTIONS)
+        self.observation_space = gym.spaces.Box(0.0, np.inf, (self.raw.obs_size,), np.float32)
+        self.action_space = gym.spaces.Discrete(self.raw.num_actions)
         self._pool = list(pool)
         self._snapshots: list[str] = []
         self._snapshot_weight = 0.0

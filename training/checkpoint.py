@@ -12,8 +12,13 @@ from pathlib import Path
 
 import numpy as np
 
-from canasta_env import OBS_SIZE
-from canasta_env.engine import NUM_ACTIONS
+from canasta_env.engine import preset
+from canasta_env.engine.actions import num_actions
+from canasta_env.observation import obs_size
+
+#: variant -> (observation shape, number of actions) a checkpoint may have
+VARIANT_SIZES = {v: ((obs_size(preset(v)),), num_actions(preset(v)))
+                 for v in ("classic", "hand_and_foot")}
 
 
 class CheckpointError(ValueError):
@@ -47,10 +52,11 @@ def load_model(path: str | Path, env=None, device: str = "cpu"):
             from None
     obs_shape = getattr(model.observation_space, "shape", None)
     n_actions = getattr(model.action_space, "n", None)
-    if obs_shape != (OBS_SIZE,) or n_actions != NUM_ACTIONS:
+    if (obs_shape, n_actions) not in VARIANT_SIZES.values():
+        known = ", ".join(f"{v}: ({o[0]},) and {n}" for v, (o, n) in VARIANT_SIZES.items())
         raise CheckpointError(
             f"checkpoint {path} was trained for observation shape {obs_shape} and {n_actions} "
-            f"actions; this canasta_env has ({OBS_SIZE},) and {NUM_ACTIONS}")
+            f"actions; this canasta_env has {known}")
     return model
 
 
@@ -87,10 +93,10 @@ class CheckpointPolicy:
         size = self.model.observation_space.shape[0]
         if np.shape(observation)[-1] != size or np.shape(action_mask)[-1] != self.model.action_space.n:
             raise CheckpointError(
-                f"checkpoint {self.name} plays Classic Canasta (observation {size}, "
+                f"checkpoint {self.name} plays another variant (observation {size}, "
                 f"{self.model.action_space.n} actions); got an observation of "
                 f"{np.shape(observation)[-1]} and a mask of {np.shape(action_mask)[-1]} "
-                f"(another variant?)")
+                "(another variant)")
         with torch.no_grad():
             obs = torch.as_tensor(observation, dtype=torch.float32).reshape(1, -1)
             dist = self.policy.get_distribution(obs, action_masks=np.asarray(action_mask, bool)[None])

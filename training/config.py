@@ -77,12 +77,14 @@ class TrainConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
     run_name: str = Field("classic_default", pattern=r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$",
                           description="checkpoints/<run_name>/ and runs/<run_name>/")
-    variant: Literal["classic"] = "classic"
+    variant: Literal["classic", "hand_and_foot"] = "classic"
     seed: int = 0
     total_timesteps: int = Field(500_000, ge=1, description="learner decisions to train for")
     n_envs: int = Field(2, ge=1, le=64)
     vec_env: Literal["dummy", "subproc"] = "dummy"
-    starting_scores: Literal["sample", "zero"] = "sample"
+    starting_scores: Literal["sample", "zero"] = Field(
+        "sample", description="Classic: sample cumulative scores so all four opening minimums "
+        "occur; Hand and Foot: sample the starting round (minimums 60/90/120/150)")
     reward_scale: float = Field(0.001, gt=0, description="reward per point of score difference")
     max_decisions: int = Field(2000, ge=10)
     torch_threads: int = Field(1, ge=1, description="torch.set_num_threads")

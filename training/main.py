@@ -44,7 +44,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\ntrained {final} in {t_train / 60:.1f} min; evaluating on {hands} duplicate hands")
     for opponent in ("random", "heuristic"):
         res = evaluate_policies(str(final), opponent, hands, seed=cfg.eval.seed,
-                                workers=args.workers, progress=True)
+                                variant=cfg.variant, workers=args.workers, progress=True)
         print(f"\n== {final} vs {opponent} ==")
         print(format_table(res))
     print(f"\nmain job wall time: {(time.time() - t0) / 60:.1f} min")

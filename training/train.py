@@ -37,12 +37,13 @@ def make_pool(cfg: TrainConfig):
 
 
 def env_kwargs(cfg: TrainConfig) -> dict:
-    return {
-        "variant": cfg.variant,
-        "starting_scores": "sample" if cfg.starting_scores == "sample" else (0, 0),
-        "reward_scale": cfg.reward_scale,
-        "max_decisions": cfg.max_decisions,
-    }
+    kw = {"variant": cfg.variant, "reward_scale": cfg.reward_scale,
+          "max_decisions": cfg.max_decisions}
+    if cfg.variant == "hand_and_foot":  # the minimum comes from the round
+        kw["starting_round"] = "sample" if cfg.starting_scores == "sample" else 1
+    else:
+        kw["starting_scores"] = "sample" if cfg.starting_scores == "sample" else (0, 0)
+    return kw
 
 
 def _make_env(cfg: TrainConfig, rank: int):
@@ -155,7 +156,7 @@ def build_callbacks(cfg: TrainConfig, run_dir: Path, pretrain: dict | None = Non
             self.logger.record("time/env_steps_per_s",
                                (self.num_timesteps - self.steps0) / max(1e-9, now - self.t0))
             log_evaluation(self.logger, self.model, cfg.eval.hands, cfg.eval.seed,
-                           evaluate_policies, load_policy)
+                           evaluate_policies, load_policy, cfg.variant)
             self.logger.dump(self.num_timesteps)
             self.t0 = time.time()
             self.steps0 = self.num_timesteps
@@ -164,14 +165,16 @@ def build_callbacks(cfg: TrainConfig, run_dir: Path, pretrain: dict | None = Non
     return CallbackList([Hparams(), Snapshots(), Checkpoints(), Evaluate()])
 
 
-def log_evaluation(logger, model, hands, seed, evaluate_policies, load_policy) -> dict:
+def log_evaluation(logger, model, hands, seed, evaluate_policies, load_policy,
+                   variant: str = "classic") -> dict:
     """Evaluate ``model`` against random and heuristic; record the figures."""
     from .checkpoint import CheckpointPolicy
 
     out = {}
     learner = CheckpointPolicy(model, deterministic=True)
     for name in ("random", "heuristic"):
-        res = evaluate_policies(learner, load_policy(name), hands=hands, seed=seed)
+        res = evaluate_policies(learner, load_policy(name), hands=hands, seed=seed,
+                                variant=variant)
         out[name] = res
         logger.record(f"eval_{name}/win_rate", res["win_rate"])
         logger.record(f"eval_{name}/mean_score_diff", res["mean_score_diff"])
