@@ -5,7 +5,8 @@
 Measures in one process, each for about ``S`` seconds of wall time (random legal play,
 seeded):
 
-- the engine alone (``Game.legal_actions`` + ``Game.apply``): decisions/s and hands/s;
+- the engine alone (``Game.legal_actions`` + ``Game.apply``): decisions/s and hands/s,
+  for Classic and for Hand and Foot;
 - ``raw_env`` and ``env()`` reading the observation and action mask every step:
   agent-steps/s;
 - peak memory of one environment (tracemalloc, KiB);
@@ -15,8 +16,8 @@ seeded):
 
 ``--json`` prints one object with keys ``engine_decisions_per_s``,
 ``env_agent_steps_per_s``, ``raw_env_agent_steps_per_s``, ``engine_hands_per_s``,
-``env_peak_memory_kib`` and, when measured, ``rlcard_gin_rummy_steps_per_s``,
-``openspiel_gin_rummy_decisions_per_s`` and the ratios.
+``env_peak_memory_kib``, the same with a ``hand_and_foot_`` prefix, and, when measured,
+``rlcard_gin_rummy_steps_per_s``, ``openspiel_gin_rummy_decisions_per_s`` and the ratios.
 """
 
 from __future__ import annotations
@@ -30,16 +31,17 @@ import tracemalloc
 import numpy as np
 
 
-def bench_engine(seconds: float) -> dict:
+def bench_engine(seconds: float, variant: str = "classic") -> dict:
     """Engine alone: random legal play over whole hands."""
-    from .engine import Game
+    from .engine import Game, preset
 
+    options = preset(variant)
     rng = random.Random(0)
     decisions = hands = 0
     t0 = time.perf_counter()
     seed = 0
     while True:
-        g = Game(seed=seed)
+        g = Game(options, seed=seed)
         seed += 1
         while not g.hand_over:
             la = g.legal_actions()
@@ -75,12 +77,12 @@ def _bench_aec(make, seconds: float) -> float:
             return steps / el
 
 
-def bench_memory() -> float:
+def bench_memory(variant: str = "classic") -> float:
     """Peak traced memory (KiB) of creating one env and playing one hand."""
     from . import raw_env
 
     tracemalloc.start()
-    e = raw_env()
+    e = raw_env(variant=variant)
     e.reset(seed=0)
     rng = random.Random(0)
     while not e.terminations["player_0"]:
@@ -148,6 +150,14 @@ def run(seconds: float = 3.0) -> dict:
     out["raw_env_agent_steps_per_s"] = _bench_aec(raw_env, seconds)
     out["env_agent_steps_per_s"] = _bench_aec(env, seconds)
     out["env_peak_memory_kib"] = bench_memory()
+    hf = bench_engine(seconds, "hand_and_foot")
+    out["hand_and_foot_engine_decisions_per_s"] = hf["engine_decisions_per_s"]
+    out["hand_and_foot_engine_hands_per_s"] = hf["engine_hands_per_s"]
+    out["hand_and_foot_raw_env_agent_steps_per_s"] = _bench_aec(
+        lambda: raw_env(variant="hand_and_foot"), seconds)
+    out["hand_and_foot_env_agent_steps_per_s"] = _bench_aec(
+        lambda: env(variant="hand_and_foot"), seconds)
+    out["hand_and_foot_env_peak_memory_kib"] = bench_memory("hand_and_foot")
     rl = bench_rlcard(seconds)
     if rl is not None:
         out["rlcard_gin_rummy_steps_per_s"] = rl
@@ -177,15 +187,22 @@ def main(argv: list[str] | None = None) -> int:
         ("raw_env + obs + mask", "agent-steps/s", res["raw_env_agent_steps_per_s"]),
         ("env() + obs + mask", "agent-steps/s", res["env_agent_steps_per_s"]),
         ("one env, one hand", "peak KiB", res["env_peak_memory_kib"]),
+        ("Hand and Foot engine alone", "decisions/s", res["hand_and_foot_engine_decisions_per_s"]),
+        ("Hand and Foot engine alone", "hands/s", res["hand_and_foot_engine_hands_per_s"]),
+        ("Hand and Foot raw_env + obs + mask", "agent-steps/s",
+         res["hand_and_foot_raw_env_agent_steps_per_s"]),
+        ("Hand and Foot env() + obs + mask", "agent-steps/s",
+         res["hand_and_foot_env_agent_steps_per_s"]),
+        ("Hand and Foot env, one hand", "peak KiB", res["hand_and_foot_env_peak_memory_kib"]),
     ]
     if "rlcard_gin_rummy_steps_per_s" in res:
         rows.append(("RLCard gin-rummy", "steps/s", res["rlcard_gin_rummy_steps_per_s"]))
     if "openspiel_gin_rummy_decisions_per_s" in res:
         rows.append(("OpenSpiel gin_rummy + obs tensor", "decisions/s",
                      res["openspiel_gin_rummy_decisions_per_s"]))
-    print(f"{'measurement':34} {'unit':14} {'value':>12}")
+    print(f"{'measurement':36} {'unit':14} {'value':>12}")
     for name, unit, val in rows:
-        print(f"{name:34} {unit:14} {val:12,.0f}")
+        print(f"{name:36} {unit:14} {val:12,.0f}")
     if "engine_vs_rlcard_ratio" in res:
         print(f"engine / RLCard gin-rummy: {res['engine_vs_rlcard_ratio']:.2f}x (target 3x)")
     else:
