@@ -226,3 +226,21 @@ def test_hand_and_foot_trains_and_evaluates(tmp_path):
     res = evaluate_policies(load_policy_checkpoint(final), "random", hands=2, seed=1,
                             variant="hand_and_foot")
     assert res["hands"] == 2
+
+
+def test_snapshot_opponents_are_loaded_once_per_snapshot(tmp_path):
+    from training.train import train
+
+    cfg = load_config(ROOT / "configs" / "smoke.yaml", checkpoint_dir=str(tmp_path / "ck"),
+                      tensorboard_dir=str(tmp_path / "tb"), total_timesteps=256)
+    snap = str(train(cfg))
+    env = PartnershipEnv([(1e-9, lambda rng: RandomPolicy(seed=0))])
+    env.set_snapshots([snap], 1.0)
+    opponents = set()
+    for ep in range(4):
+        env.reset(seed=ep)
+        opponents.add(id(env.opponent))
+    assert len(opponents) == 1 and list(env._loaded) == [snap]
+    env.set_snapshots([], 0.0)
+    env.reset(seed=9)
+    assert isinstance(env.opponent, RandomPolicy)

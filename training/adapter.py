@@ -46,6 +46,7 @@ class PartnershipEnv(gym.Env):
         self.action_space = gym.spaces.Discrete(self.raw.num_actions)
         self._pool = list(pool)
         self._snapshots: list[str] = []
+        self._loaded: dict[str, object] = {}  # snapshot path -> loaded policy
         self._snapshot_weight = 0.0
         self.team = 0
         self.opponent = None
@@ -62,14 +63,23 @@ class PartnershipEnv(gym.Env):
         rng = self.np_random
         entries = list(self._pool)
         if self._snapshots and self._snapshot_weight > 0:
-            from .checkpoint import CheckpointPolicy
-
             path = self._snapshots[int(rng.integers(len(self._snapshots)))]
-            entries.append((self._snapshot_weight, lambda _r, p=path: CheckpointPolicy(
-                p, deterministic=False, seed=int(_r.integers(2**31)))))
+            entries.append((self._snapshot_weight, lambda r, p=path: self._snapshot(p, r)))
         weights = np.array([w for w, _ in entries], dtype=float)
         k = int(rng.choice(len(entries), p=weights / weights.sum()))
         return entries[k][1](rng)
+
+    def _snapshot(self, path: str, rng: np.random.Generator):
+        """The snapshot at ``path`` as a sampling policy, loaded once and kept while it is
+        in the pool (loading a checkpoint every hand would dominate the step time)."""
+        from .checkpoint import CheckpointPolicy
+
+        pol = self._loaded.get(path)
+        if pol is None:
+            self._loaded = {p: q for p, q in self._loaded.items() if p in self._snapshots}
+            pol = self._loaded[path] = CheckpointPolicy(path, deterministic=False)
+        pol.reset(int(rng.integers(2**31)))
+        return pol
 
     # -- gym API ------------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None):

@@ -48,8 +48,6 @@ def env_kwargs(cfg: TrainConfig) -> dict:
 
 def _make_env(cfg: TrainConfig, rank: int):
     def thunk():
-        from sb3_contrib.common.wrappers import ActionMasker  # noqa: F401  (import check)
-
         from .adapter import PartnershipEnv
 
         e = PartnershipEnv(make_pool(cfg), **env_kwargs(cfg))
@@ -260,22 +258,17 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--resume", default=None, help="checkpoint .zip to continue from")
     p.add_argument("--total-timesteps", type=int, default=None, help="override the config")
     args = p.parse_args(argv)
+    from .checkpoint import CheckpointError
+
     try:
         cfg = load_config(args.config, total_timesteps=args.total_timesteps)
         final = train(cfg, args.resume)
-    except ConfigError as e:
+    except (ConfigError, CheckpointError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     except OSError as e:  # e.g. an unwritable checkpoint_dir
         print(f"error: {e.strerror or e}: {e.filename or ''}", file=sys.stderr)
         return 2
-    except Exception as e:
-        from .checkpoint import CheckpointError
-
-        if isinstance(e, CheckpointError):
-            print(f"error: {e}", file=sys.stderr)
-            return 2
-        raise
     print(f"saved {final}")
     return 0
 
