@@ -203,6 +203,7 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
         self.truncations = dict.fromkeys(AGENTS, False)
         self.infos = {a: {} for a in AGENTS}
         self.num_decisions = 0
+        self._sheets_shown = False
         self._refresh()
 
     def _sample_scores(self) -> tuple[int, int]:
@@ -277,9 +278,11 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
         self._cumulative_rewards[agent] = 0.0
         self.num_decisions += 1
         self.rewards = dict.fromkeys(AGENTS, 0.0)
-        for info in self.infos.values():  # score sheets belong to the step that ended a hand
-            info.pop("score_sheets", None)
-            info.pop("hand_scores", None)
+        if self._sheets_shown:  # score sheets belong to the step that ended a hand
+            for info in self.infos.values():
+                info.pop("score_sheets", None)
+                info.pop("hand_scores", None)
+            self._sheets_shown = False
         if g.hand_over:
             self._hand_over()
         elif self.num_decisions >= self.max_decisions:
@@ -304,6 +307,7 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
             self.rewards[a] = r0 if i % 2 == 0 else -r0
             self.infos[a]["score_sheets"] = [s.as_dict() for s in sheets]
             self.infos[a]["hand_scores"] = [sheets[0].hand_score, sheets[1].hand_score]
+        self._sheets_shown = True
         if game_end:
             self.terminations = dict.fromkeys(AGENTS, True)
         else:
