@@ -244,3 +244,33 @@ def test_snapshot_opponents_are_loaded_once_per_snapshot(tmp_path):
     env.set_snapshots([], 0.0)
     env.reset(seed=9)
     assert isinstance(env.opponent, RandomPolicy)
+
+
+def test_win_loss_reward_config_reaches_the_learner(tmp_path):
+    """``reward: win_loss`` in a config: the learner's end-of-hand reward is the sign of
+    its partnership's hand-score difference (+1 / -1 / 0), 0 before."""
+    from training.train import env_kwargs
+
+    cfg = TrainConfig(reward="win_loss")
+    pool = [(1.0, lambda rng: RandomPolicy(seed=int(rng.integers(1000))))]
+    env = PartnershipEnv(pool, **env_kwargs(cfg))
+    rng = np.random.default_rng(1)
+    signs = set()
+    for ep in range(12):
+        env.reset(seed=100 + ep)
+        done = False
+        while not done:
+            mask = env.action_masks()
+            _, reward, term, trunc, info = env.step(int(rng.choice(np.flatnonzero(mask))))
+            done = term or trunc
+            if not done:
+                assert reward == 0.0
+        hs = info["hand_scores"]
+        diff = hs[env.team] - hs[1 - env.team]
+        assert reward == float(np.sign(diff))
+        signs.add(reward)
+    assert signs >= {1.0, -1.0}
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("reward: points\n")
+    with pytest.raises(ConfigError, match="reward"):
+        load_config(bad)

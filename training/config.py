@@ -85,6 +85,9 @@ class TrainConfig(BaseModel):
     starting_scores: Literal["sample", "zero"] = Field(
         "sample", description="Classic: sample cumulative scores so all four opening minimums "
         "occur; Hand and Foot: sample the starting round (minimums 60/90/120/150)")
+    reward: Literal["score_diff", "win_loss"] = Field(
+        "score_diff", description="score_diff: hand score difference * reward_scale; "
+        "win_loss: +1 / -1 / 0 for the hand")
     reward_scale: float = Field(0.001, gt=0, description="reward per point of score difference")
     max_decisions: int = Field(2000, ge=10)
     torch_threads: int = Field(1, ge=1, description="torch.set_num_threads")

@@ -37,7 +37,7 @@ def make_pool(cfg: TrainConfig):
 
 
 def env_kwargs(cfg: TrainConfig) -> dict:
-    kw = {"variant": cfg.variant, "reward_scale": cfg.reward_scale,
+    kw = {"variant": cfg.variant, "reward": cfg.reward, "reward_scale": cfg.reward_scale,
           "max_decisions": cfg.max_decisions}
     if cfg.variant == "hand_and_foot":  # the minimum comes from the round
         kw["starting_round"] = "sample" if cfg.starting_scores == "sample" else 1
