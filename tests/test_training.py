@@ -123,6 +123,7 @@ def test_smoke_config_trains_saves_resumes_and_evaluates(tmp_path):
                 "time/env_steps_per_s"):
         assert tag in scalars, tag
     assert any(t.startswith("eval_random/opening_success_") for t in scalars)
+    assert {"pretrain/accuracy", "pretrain/dagger_agreement_0"} <= scalars
     assert "hyperparameters/text_summary" in texts
 
     # a second run with the same name does not overwrite the first one
@@ -274,3 +275,32 @@ def test_win_loss_reward_config_reaches_the_learner(tmp_path):
     bad.write_text("reward: points\n")
     with pytest.raises(ConfigError, match="reward"):
         load_config(bad)
+
+
+def test_dagger_data_is_the_clones_positions_labelled_by_the_heuristic():
+    """DAgger: every recorded position is one the model reached on its own turn, the
+    label is what the heuristic plays there, and the reported agreement is the share of
+    positions where the model's own choice equalled that label."""
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from canasta_env.policies import HeuristicPolicy
+    from training.pretrain import collect_on_policy
+
+    env = PartnershipEnv([(1.0, lambda rng: RandomPolicy(seed=0))])
+    model = MaskablePPO("MlpPolicy", env, seed=0, policy_kwargs={"net_arch": [32]},
+                        device="cpu")
+    obs, masks, acts, rets, agreement = collect_on_policy(model, 300, seed=4, gamma=0.99)
+    assert len(obs) == len(masks) == len(acts) == len(rets) >= 300
+    assert obs.dtype == np.float32 and masks.dtype == bool and acts.dtype == np.int64
+    teacher = HeuristicPolicy()
+    own = []
+    for o, m, a in zip(obs, masks, acts):
+        assert m[a], "the label is a legal action of the recorded position"
+        assert a == teacher.act(o, m.astype(np.int8))
+        with torch.no_grad():
+            d = model.policy.get_distribution(torch.as_tensor(o)[None], action_masks=m[None])
+        own.append(int(d.distribution.logits[0].argmax()) == a)
+    assert agreement == pytest.approx(np.mean(own))
+    assert 0.0 < agreement < 1.0  # an untrained net agrees sometimes, not always
+    assert np.all(np.abs(rets) <= 10.0) and np.any(rets != 0.0)

@@ -69,6 +69,11 @@ class PretrainConfig(BaseModel):
     epochs: int = Field(3, ge=1)
     batch_size: int = Field(512, ge=8)
     learning_rate: float = Field(1e-3, gt=0)
+    dagger_rounds: int = Field(0, ge=0, description="DAgger rounds after cloning: the clone "
+                               "plays, the heuristic labels its positions, refit on all data")
+    dagger_decisions: int = Field(100_000, ge=1, description="clone decisions per DAgger round")
+    dagger_epochs: int = Field(2, ge=1, description="refit epochs per DAgger round")
+    dagger_learning_rate: float = Field(3e-4, gt=0)
 
 
 class TrainConfig(BaseModel):

@@ -5,6 +5,13 @@ is recorded as (observation, action mask, action, the deciding partnership's dis
 hand reward). The policy network is then fitted to those actions with the masked
 cross-entropy (the same masked distribution PPO samples from) and the value head to the
 rewards, so PPO starts from a legal, sensible player instead of a uniform one.
+
+Cloning alone learns the heuristic's moves on the heuristic's own positions; once the
+clone plays, its small mistakes lead it to positions the heuristic never reached, and
+errors compound. :func:`dagger` (DAgger, Ross, Gordon & Bagnell 2011) fixes that: the
+clone plays its partnership against random and heuristic opponents, the heuristic labels
+every position the clone reached, and the network is refitted on all data gathered so
+far, for a few rounds.
 """
 
 from __future__ import annotations
@@ -47,6 +54,91 @@ def collect(decisions: int, seed: int, gamma: float, **env_kwargs):
             rets.append((r0 if t == 0 else -r0) * gamma ** (n - 1 - k))
     return (np.asarray(obs, np.float32), np.asarray(masks, bool), np.asarray(acts, np.int64),
             np.asarray(rets, np.float32))
+
+
+def _returns(reward: float, n: int, gamma: float) -> list[float]:
+    return [reward * gamma ** (n - 1 - k) for k in range(n)]
+
+
+def collect_on_policy(model, decisions: int, seed: int, gamma: float, **env_kwargs):
+    """Positions the model reaches, labelled with the heuristic's actions (DAgger data).
+
+    The model (deterministic: the most likely legal action) plays one partnership, both
+    seats, alternating by hand; the opponents alternate between the random policy and the
+    heuristic, two hands each. Only the model's own decisions are recorded.
+
+    Returns:
+        ``(obs float32 [N, OBS_SIZE], masks bool [N, A], heuristic actions int64 [N],
+        returns float32 [N], agreement)`` with N >= ``decisions`` (whole hands); returns
+        are the model partnership's hand reward discounted by ``gamma`` per decision;
+        ``agreement`` is the fraction of those decisions where the model chose the
+        heuristic's action.
+    """
+    import torch
+
+    from canasta_env.policies import RandomPolicy
+
+    env = raw_env(**env_kwargs)
+    teacher = HeuristicPolicy()
+    rng = np.random.default_rng(seed)
+    policy = model.policy
+    obs, masks, acts, rets = [], [], [], []
+    agree = 0
+    hand = 0
+    while len(acts) < decisions:
+        env.reset(seed=int(rng.integers(2**62)))
+        team = hand % 2
+        opponent = (RandomPolicy(seed=int(rng.integers(2**31))) if hand % 4 < 2
+                    else HeuristicPolicy())
+        hand += 1
+        start = len(acts)
+        while not (env.terminations["player_0"] or env.truncations["player_0"]):
+            agent = env.agent_selection
+            o = env.observe(agent)
+            ob, mask = o["observation"], o["action_mask"]
+            if int(agent[-1]) % 2 != team:
+                env.step(opponent.act(ob, mask))
+                continue
+            label = teacher.act(ob, mask)
+            with torch.no_grad():
+                dist = policy.get_distribution(torch.as_tensor(ob)[None],
+                                               action_masks=mask.astype(bool)[None])
+            a = int(dist.distribution.logits[0].argmax())
+            agree += a == label
+            obs.append(ob)
+            masks.append(mask.astype(bool))
+            acts.append(label)
+            env.step(a)
+        r0 = env.rewards["player_0"] if env.terminations["player_0"] else 0.0
+        rets.extend(_returns(r0 if team == 0 else -r0, len(acts) - start, gamma))
+    return (np.asarray(obs, np.float32), np.asarray(masks, bool), np.asarray(acts, np.int64),
+            np.asarray(rets, np.float32), agree / max(1, len(acts)))
+
+
+def dagger(model, data, rounds: int, decisions: int, epochs: int, batch_size: int,
+           learning_rate: float, seed: int, gamma: float, **env_kwargs) -> dict:
+    """``rounds`` rounds of DAgger after :func:`behaviour_clone`: each round collects
+    ``decisions`` positions of the model's own play labelled by the heuristic
+    (:func:`collect_on_policy`), adds them to ``data`` and refits for ``epochs`` epochs.
+
+    Returns:
+        ``{"dagger_agreement_<k>": agreement of round k's play with the heuristic, ...,
+        "dagger_decisions": size of the final data set}``.
+    """
+    parts = [list(data)]
+    out: dict = {}
+    for k in range(rounds):
+        *new, agreement = collect_on_policy(model, decisions, seed * 7919 + 104_729 * (k + 1),
+                                            gamma, **env_kwargs)
+        out[f"dagger_agreement_{k}"] = agreement
+        parts.append(new)
+        merged = tuple(np.concatenate([p[i] for p in parts]) for i in range(4))
+        behaviour_clone(model, merged, epochs, batch_size, learning_rate, seed=seed + k + 1)
+        print(f"DAgger round {k + 1}/{rounds}: the clone agreed with the heuristic on "
+              f"{agreement:.3f} of its {len(new[2])} decisions; refitted on {len(merged[2])}",
+              flush=True)
+    out["dagger_decisions"] = sum(len(p[2]) for p in parts)
+    return out
 
 
 def behaviour_clone(model, data, epochs: int, batch_size: int, learning_rate: float,

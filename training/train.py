@@ -236,6 +236,13 @@ def train(cfg: TrainConfig, resume: str | None = None) -> Path:
                                    cfg.pretrain.learning_rate, seed=cfg.seed)
         print(f"behaviour cloning of the heuristic on {len(data[2])} decisions: "
               f"accuracy {pretrain['accuracy']:.3f}", flush=True)
+        if cfg.pretrain.dagger_rounds:
+            from .pretrain import dagger
+
+            pretrain.update(dagger(
+                model, data, cfg.pretrain.dagger_rounds, cfg.pretrain.dagger_decisions,
+                cfg.pretrain.dagger_epochs, cfg.pretrain.batch_size,
+                cfg.pretrain.dagger_learning_rate, cfg.seed, cfg.ppo.gamma, **env_kwargs(cfg)))
     dump_config(cfg, cfg_path)
     remaining = cfg.total_timesteps - (model.num_timesteps if resume else 0)
     if remaining > 0:
