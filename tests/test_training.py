@@ -111,6 +111,7 @@ def test_smoke_config_trains_saves_resumes_and_evaluates(tmp_path):
     run = tmp_path / "ck" / "smoke"
     assert final == run / "final.zip" and final.is_file()
     assert (run / "config.yaml").is_file()
+    assert load_model(run / "pretrained.zip").num_timesteps == 0  # the warm start, kept
     assert load_config(run / "config.yaml") == cfg
     assert sorted(p.name for p in run.glob("model_*.zip")), "periodic checkpoints written"
     assert list((run / "snapshots").glob("snapshot_*.zip")), "snapshots join the opponent pool"
