@@ -305,3 +305,14 @@ def test_dagger_data_is_the_clones_positions_labelled_by_the_heuristic():
     assert agreement == pytest.approx(np.mean(own))
     assert 0.0 < agreement < 1.0  # an untrained net agrees sometimes, not always
     assert np.all(np.abs(rets) <= 10.0) and np.any(rets != 0.0)
+
+
+def test_dagger_learning_rates_step_geometrically():
+    from training.pretrain import dagger_learning_rates
+
+    assert dagger_learning_rates(3, 3e-4) == [3e-4, 3e-4, 3e-4]
+    rates = dagger_learning_rates(5, 3e-4, 1e-4)
+    assert rates[0] == pytest.approx(3e-4) and rates[-1] == pytest.approx(1e-4)
+    ratios = [b / a for a, b in zip(rates, rates[1:])]
+    assert ratios == pytest.approx([(1 / 3) ** 0.25] * 4)
+    assert dagger_learning_rates(1, 3e-4, 1e-4) == [3e-4]

@@ -73,7 +73,11 @@ class PretrainConfig(BaseModel):
                                "plays, the heuristic labels its positions, refit on all data")
     dagger_decisions: int = Field(100_000, ge=1, description="clone decisions per DAgger round")
     dagger_epochs: int = Field(2, ge=1, description="refit epochs per DAgger round")
-    dagger_learning_rate: float = Field(3e-4, gt=0)
+    dagger_learning_rate: float = Field(3e-4, gt=0, description="refit learning rate of the "
+                                        "first DAgger round")
+    dagger_final_learning_rate: float | None = Field(
+        None, gt=0, description="refit learning rate of the last round (geometric steps in "
+        "between); default: the same as dagger_learning_rate")
 
 
 class TrainConfig(BaseModel):

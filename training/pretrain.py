@@ -115,11 +115,21 @@ def collect_on_policy(model, decisions: int, seed: int, gamma: float, **env_kwar
             np.asarray(rets, np.float32), agree / max(1, len(acts)))
 
 
+def dagger_learning_rates(rounds: int, first: float, last: float | None = None) -> list[float]:
+    """Refit learning rate of each DAgger round: geometric steps from ``first`` to
+    ``last`` (constant when ``last`` is None)."""
+    if last is None or rounds == 1:
+        return [first] * rounds
+    return [first * (last / first) ** (k / (rounds - 1)) for k in range(rounds)]
+
+
 def dagger(model, data, rounds: int, decisions: int, epochs: int, batch_size: int,
-           learning_rate: float, seed: int, gamma: float, **env_kwargs) -> dict:
+           learning_rate: float, seed: int, gamma: float, final_learning_rate: float | None = None,
+           **env_kwargs) -> dict:
     """``rounds`` rounds of DAgger after :func:`behaviour_clone`: each round collects
     ``decisions`` positions of the model's own play labelled by the heuristic
-    (:func:`collect_on_policy`), adds them to ``data`` and refits for ``epochs`` epochs.
+    (:func:`collect_on_policy`), adds them to ``data`` and refits for ``epochs`` epochs
+    (learning rates from :func:`dagger_learning_rates`).
 
     Returns:
         ``{"dagger_agreement_<k>": agreement of round k's play with the heuristic, ...,
@@ -127,13 +137,14 @@ def dagger(model, data, rounds: int, decisions: int, epochs: int, batch_size: in
     """
     parts = [list(data)]
     out: dict = {}
+    rates = dagger_learning_rates(rounds, learning_rate, final_learning_rate)
     for k in range(rounds):
         *new, agreement = collect_on_policy(model, decisions, seed * 7919 + 104_729 * (k + 1),
                                             gamma, **env_kwargs)
         out[f"dagger_agreement_{k}"] = agreement
         parts.append(new)
         merged = tuple(np.concatenate([p[i] for p in parts]) for i in range(4))
-        behaviour_clone(model, merged, epochs, batch_size, learning_rate, seed=seed + k + 1)
+        behaviour_clone(model, merged, epochs, batch_size, rates[k], seed=seed + k + 1)
         print(f"DAgger round {k + 1}/{rounds}: the clone agreed with the heuristic on "
               f"{agreement:.3f} of its {len(new[2])} decisions; refitted on {len(merged[2])}",
               flush=True)

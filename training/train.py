@@ -242,7 +242,8 @@ def train(cfg: TrainConfig, resume: str | None = None) -> Path:
             pretrain.update(dagger(
                 model, data, cfg.pretrain.dagger_rounds, cfg.pretrain.dagger_decisions,
                 cfg.pretrain.dagger_epochs, cfg.pretrain.batch_size,
-                cfg.pretrain.dagger_learning_rate, cfg.seed, cfg.ppo.gamma, **env_kwargs(cfg)))
+                cfg.pretrain.dagger_learning_rate, cfg.seed, cfg.ppo.gamma,
+                final_learning_rate=cfg.pretrain.dagger_final_learning_rate, **env_kwargs(cfg)))
     if pretrain is not None:  # the warm start, to compare PPO against
         save_atomic(model, run_dir / "pretrained.zip")
     dump_config(cfg, cfg_path)
