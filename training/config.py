@@ -62,7 +62,8 @@ class EvalConfig(BaseModel):
 
 
 class PretrainConfig(BaseModel):
-    """Behaviour cloning of the heuristic before PPO (``decisions: 0`` turns it off)."""
+    """Warm start before PPO: behaviour cloning of the heuristic, then ``dagger_rounds``
+    DAgger rounds (``decisions: 0`` turns the warm start off)."""
 
     model_config = ConfigDict(extra="forbid")
     decisions: int = Field(0, ge=0, description="heuristic self-play decisions to imitate")
