@@ -24,8 +24,9 @@ def test_reference_loads_by_name_and_beats_random():
     pol = load_policy("reference")
     assert isinstance(pol, CheckpointPolicy)
     res = evaluate_policies("reference", "random", hands=60, seed=7)
-    # measured on 1,000 duplicate hands: 0.931; 60 hands leave room for chance
+    # measured on 1,000 duplicate hands: 0.936 (seed 12345), 0.950 (seed 0);
+    # 60 hands leave room for chance
     assert res["win_rate"] >= 0.8
     assert res["mean_score_diff"] > 400
-    rates = res["opening_success_a"]  # measured: 1.000 / 1.000 / 1.000 / 0.968
+    rates = res["opening_success_a"]  # measured: 1.000 / 1.000 / 1.000 / 0.960
     assert all(rates[level] is None or rates[level] >= 0.9 for level in ("15", "50", "90"))
