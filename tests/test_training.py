@@ -39,6 +39,13 @@ def test_shipped_configs_validate():
     ("run_name: [unclosed\n", "not valid YAML"),
     ("run_name: 'bad/name'\n", "run_name"),
     ("run_name: '..'\n", "run_name"),
+    ("ppo: {learning_rate: .inf}\n", "ppo.learning_rate"),
+    ("pretrain: {decisions: 100, dagger_learning_rate: .nan, dagger_rounds: 1}\n",
+     "pretrain.dagger_learning_rate"),
+    ("seed: -3\n", "seed"),
+    ("pretrain: {decisions: 0, dagger_rounds: 2}\n", "dagger_rounds needs pretrain.decisions"),
+    ("pretrain: {decisions: 100, dagger_rounds: -1}\n", "pretrain.dagger_rounds"),
+    ("reward: points\n", "reward"),
 ])
 def test_bad_config_is_a_clear_error(tmp_path, text, needle):
     p = tmp_path / "c.yaml"

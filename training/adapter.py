@@ -29,7 +29,8 @@ class PartnershipEnv(gym.Env):
 
     Observation: float32 ``(obs size of the variant,)`` of the learner seat on turn;
     action: ``Discrete(number of actions of the variant)``; reward: the partnership's
-    hand-score difference times ``reward_scale`` at the end of the hand, 0 before.
+    hand-score difference times ``reward_scale`` at the end of the hand (with the env
+    option ``reward="win_loss"``: +1 / -1 / 0), 0 before.
 
     Args:
         pool: ``[(weight, factory)]``; a factory maps a numpy Generator to a policy with

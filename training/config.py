@@ -20,7 +20,7 @@ class ConfigError(ValueError):
 class PPOConfig(BaseModel):
     """MaskablePPO hyperparameters (sb3-contrib names)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
     learning_rate: float = Field(3e-4, gt=0, description="Adam learning rate")
     n_steps: int = Field(1024, ge=8, description="rollout steps per environment")
     batch_size: int = Field(256, ge=8, description="minibatch size")
@@ -37,7 +37,7 @@ class PPOConfig(BaseModel):
 class OpponentConfig(BaseModel):
     """Opponent pool: sampling weights per kind at each episode start."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
     random: float = Field(0.2, ge=0, description="weight of the uniform random policy")
     heuristic: float = Field(0.5, ge=0, description="weight of the rule-based heuristic")
     snapshots: float = Field(0.3, ge=0, description="weight of frozen snapshots of the learner")
@@ -54,7 +54,7 @@ class OpponentConfig(BaseModel):
 class EvalConfig(BaseModel):
     """Periodic and final evaluation on duplicate deals."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
     every: int = Field(50_000, ge=1, description="timesteps between evaluations")
     hands: int = Field(100, ge=2, description="duplicate hands per opponent per evaluation")
     final_hands: int = Field(500, ge=2, description="hands per opponent in the final evaluation")
@@ -65,7 +65,7 @@ class PretrainConfig(BaseModel):
     """Warm start before PPO: behaviour cloning of the heuristic, then ``dagger_rounds``
     DAgger rounds (``decisions: 0`` turns the warm start off)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
     decisions: int = Field(0, ge=0, description="heuristic self-play decisions to imitate")
     epochs: int = Field(3, ge=1)
     batch_size: int = Field(512, ge=8)
@@ -78,17 +78,18 @@ class PretrainConfig(BaseModel):
                                         "first DAgger round")
     dagger_final_learning_rate: float | None = Field(
         None, gt=0, description="refit learning rate of the last round (geometric steps in "
-        "between); default: the same as dagger_learning_rate")
+        "between); default: the same as dagger_learning_rate (a single round uses "
+        "dagger_learning_rate)")
 
 
 class TrainConfig(BaseModel):
     """One training run (Classic Canasta unless ``variant`` says otherwise)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
     run_name: str = Field("classic_default", pattern=r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$",
                           description="checkpoints/<run_name>/ and runs/<run_name>/")
     variant: Literal["classic", "hand_and_foot"] = "classic"
-    seed: int = 0
+    seed: int = Field(0, ge=0)
     total_timesteps: int = Field(500_000, ge=1, description="learner decisions to train for")
     n_envs: int = Field(2, ge=1, le=64)
     vec_env: Literal["dummy", "subproc"] = "dummy"
@@ -109,6 +110,14 @@ class TrainConfig(BaseModel):
     opponents: OpponentConfig = OpponentConfig()
     eval: EvalConfig = EvalConfig()
     progress_bar: bool = True
+
+    @model_validator(mode="after")
+    def _dagger_needs_cloning(self) -> "TrainConfig":
+        if self.pretrain.dagger_rounds and not self.pretrain.decisions:
+            raise ValueError("pretrain.dagger_rounds needs pretrain.decisions > 0 (DAgger "
+                             "refines a behaviour-cloned network; decisions: 0 turns the "
+                             "whole warm start off)")
+        return self
 
     @model_validator(mode="after")
     def _batch_fits(self) -> "TrainConfig":

@@ -8,7 +8,8 @@ the model, train with callbacks (snapshots, checkpoints, evaluation on duplicate
 logged to TensorBoard), save the final model.
 
 Outputs (never overwriting an earlier run's files): ``checkpoints/<run>/config.yaml``
-(the resolved config), ``model_<steps>.zip`` every ``checkpoint_every`` steps,
+(the resolved config), ``pretrained.zip`` (the warm start, when the config pretrains),
+``model_<steps>.zip`` every ``checkpoint_every`` steps,
 ``final.zip``; ``checkpoints/<run>/snapshots/``; TensorBoard logs in ``runs/<run>/``.
 """
 
