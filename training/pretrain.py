@@ -22,6 +22,12 @@ from canasta_env import raw_env
 from canasta_env.policies import HeuristicPolicy
 
 
+def _returns(reward: float, n: int, gamma: float) -> list[float]:
+    """``reward`` discounted by ``gamma`` per decision for each of ``n`` decisions (the
+    last decision gets ``reward``)."""
+    return [reward * gamma ** (n - 1 - k) for k in range(n)]
+
+
 def collect(decisions: int, seed: int, gamma: float, **env_kwargs):
     """Heuristic self-play data.
 
@@ -49,15 +55,10 @@ def collect(decisions: int, seed: int, gamma: float, **env_kwargs):
             teams.append(int(agent[-1]) % 2)
             env.step(a)
         r0 = env.rewards["player_0"] if env.terminations["player_0"] else 0.0
-        n = len(acts) - start
-        for k, t in enumerate(teams):
-            rets.append((r0 if t == 0 else -r0) * gamma ** (n - 1 - k))
+        discounts = _returns(1.0, len(acts) - start, gamma)
+        rets.extend((r0 if t == 0 else -r0) * d for t, d in zip(teams, discounts))
     return (np.asarray(obs, np.float32), np.asarray(masks, bool), np.asarray(acts, np.int64),
             np.asarray(rets, np.float32))
-
-
-def _returns(reward: float, n: int, gamma: float) -> list[float]:
-    return [reward * gamma ** (n - 1 - k) for k in range(n)]
 
 
 def collect_on_policy(model, decisions: int, seed: int, gamma: float, **env_kwargs):
@@ -74,14 +75,14 @@ def collect_on_policy(model, decisions: int, seed: int, gamma: float, **env_kwar
         ``agreement`` is the fraction of those decisions where the model chose the
         heuristic's action.
     """
-    import torch
-
     from canasta_env.policies import RandomPolicy
+
+    from .checkpoint import CheckpointPolicy
 
     env = raw_env(**env_kwargs)
     teacher = HeuristicPolicy()
+    student = CheckpointPolicy(model, deterministic=True)
     rng = np.random.default_rng(seed)
-    policy = model.policy
     obs, masks, acts, rets = [], [], [], []
     agree = 0
     hand = 0
@@ -100,10 +101,7 @@ def collect_on_policy(model, decisions: int, seed: int, gamma: float, **env_kwar
                 env.step(opponent.act(ob, mask))
                 continue
             label = teacher.act(ob, mask)
-            with torch.no_grad():
-                dist = policy.get_distribution(torch.as_tensor(ob)[None],
-                                               action_masks=mask.astype(bool)[None])
-            a = int(dist.distribution.logits[0].argmax())
+            a = student.act(ob, mask)
             agree += a == label
             obs.append(ob)
             masks.append(mask.astype(bool))
