@@ -25,17 +25,20 @@ The heuristic, by phase:
 - opening: as soon as the mask offers a meld while the partnership has not opened, lay
   the opening (naturals first, wild cards only when the minimum needs them). The mask
   only offers melds from which the minimum stays reachable, so this never strands.
-- melding: add naturals to our melds, start melds of three naturals, put wild cards on a
-  meld only when they complete a canasta (or when going out); keep two cards so there is
-  always a discard and a card left.
+- melding: add naturals to our melds, start melds of three naturals while the hand holds
+  12 cards or more (a smaller hand keeps its pairs and triples to take the pile with),
+  put wild cards on a meld only when they complete a canasta (or when going out); keep
+  two cards so there is always a discard and a card left.
 - going out: when a local planner (the same counting argument the engine uses) finds
   that the whole hand can be melded but at most one card, with a canasta, and our
   estimated hand score then beats the opponents' (or they are close to going out / the
   stock is nearly gone), meld down greedily, keeping the plan feasible at every step.
 - discard: black 3s first (stop card), never a wild card unless forced; otherwise the
-  natural least useful to us and least useful to the left-hand opponent: not a rank the
-  opponents have melded, not a rank the next player is known to hold, singletons before
-  pairs, ranks with few unseen copies, low values.
+  natural least useful to us and least likely to let the left-hand opponent take the
+  pile: a rank the opponents melded (pile not frozen for them) is a sure take; otherwise
+  the chance that their hidden cards hold the pair (or natural + wild card) the take
+  needs, from the unseen cards (hypergeometric, :func:`p_at_least`) and the cards known
+  in their hand, weighted by the pile's size; singletons before pairs, low values.
 - answering "may I go out?": yes when our side is ahead on this hand's estimated score,
   the opponents are close to going out, the stock is nearly gone or the answerer's own
   hand is small; otherwise no.
@@ -44,6 +47,7 @@ The heuristic, by phase:
 
 from __future__ import annotations
 
+from math import comb
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -58,12 +62,13 @@ from .engine.cards import (
     NUM_CLASSES,
     RED_THREE,
     TWO,
+    deck_counts,
 )
 from .engine.feasibility import can_go_out as _engine_can_go_out
 from .engine.game import Phase
 from .observation import MELD_SLOTS, OBS_SIZE, OBS_SIZE_HAND_AND_FOOT, SLICES, SLICES_HAND_AND_FOOT
 
-__all__ = ["Policy", "RandomPolicy", "HeuristicPolicy", "TableView", "can_go_out"]
+__all__ = ["Policy", "RandomPolicy", "HeuristicPolicy", "TableView", "can_go_out", "p_at_least"]
 
 
 @runtime_checkable
@@ -110,6 +115,22 @@ _WILD_VALUE = {JOKER: _V[JOKER], TWO: _V[TWO]}
 #: hidden cards
 HIDDEN_CARD_VALUE = 11.3
 _PHASES = tuple(Phase)
+#: the Classic pack: two decks and four jokers (108 cards), per card class
+_PACK = deck_counts(2, 4)
+
+
+def p_at_least(k: int, population: int, successes: int, draws: int) -> float:
+    """P(X >= k) for X hypergeometric: ``draws`` cards dealt without replacement from
+    ``population`` unseen cards of which ``successes`` are of the class asked about
+    (card counts). ``k <= 0`` gives 1.0; impossible cases give 0.0."""
+    if k <= 0:
+        return 1.0
+    draws = min(draws, population)
+    if draws <= 0 or successes <= 0:
+        return 0.0
+    total = comb(population, draws)
+    return sum(comb(successes, x) * comb(population - successes, draws - x)
+               for x in range(k, min(successes, draws) + 1)) / total
 
 
 def _ints(x: np.ndarray, scale: float) -> list[int]:
@@ -208,6 +229,18 @@ class TableView:
         pts = 800 if n >= 4 else 100 * n
         return pts if any(self.nat[team]) else -pts
 
+    def unseen(self) -> list[int]:
+        """Cards of each class (length 15) this seat has not seen: the Classic pack less
+        its own hand, both sides' melds, the discard pile, red 3s on the table and the
+        cards known to be in the other hands. They are in the stock or hidden in hands."""
+        seen = [self.hand[c] + self.pile[c] + self.nat[0][c] + self.nat[1][c]
+                + self.known[1][c] + self.known[2][c] + self.known[3][c]
+                for c in range(NUM_CLASSES)]
+        seen[JOKER] += sum(self.jok[0]) + sum(self.jok[1])
+        seen[TWO] += sum(self.two[0]) + sum(self.two[1])
+        seen[RED_THREE] += sum(self.red3)
+        return [max(0, n - k) for n, k in zip(_PACK, seen)]
+
     def hidden_hand_value(self, rel_seat: int) -> float:
         """Estimated card value of another seat's hand: known cards exactly, the rest at
         the average card value."""
@@ -285,16 +318,21 @@ class HeuristicPolicy:
         max_wilds_per_meld, canasta_size, canastas_to_go_out: the rules options the
             observation does not carry (Classic defaults).
         stop_stock: with this many stock cards or fewer, go out whenever possible.
+        start_meld_hand: start a new meld (after opening, when not going out) only with
+            at least this many cards in hand; a smaller hand keeps its pairs and triples
+            to take the discard pile with.
     """
 
     name = "heuristic"
 
     def __init__(self, max_wilds_per_meld: int = 3, canasta_size: int = 7,
-                 canastas_to_go_out: int = 1, stop_stock: int = 8) -> None:
+                 canastas_to_go_out: int = 1, stop_stock: int = 8,
+                 start_meld_hand: int = 12) -> None:
         self.cap = max_wilds_per_meld
         self.size = canasta_size
         self.needed = canastas_to_go_out
         self.stop_stock = stop_stock
+        self.start_meld_hand = start_meld_hand
 
     def reset(self, seed: int | None = None) -> None:  # deterministic: nothing to reset
         pass
@@ -465,7 +503,7 @@ class HeuristicPolicy:
                 continue
             what, r, k = _meld_kind(a)
             used = 3 if what == "start" else 1
-            if size - used < 2:
+            if size - used < 2 or (what == "start" and size < self.start_meld_hand):
                 continue
             if k == 0:
                 key = (0 if what == "add" else 1, -_V[r])
@@ -489,12 +527,23 @@ class HeuristicPolicy:
 
     # ------------------------------------------------------------------ discard
     def _discard(self, v: TableView, legal: list[int]) -> int | None:
+        """The discard with the lowest cost: ``P(the left-hand opponent can take the pile
+        with it) * 300 * (1 + pile size / 5) + (value of keeping it) + card value / 2``.
+        The take probability: 1 for a rank the opponents melded while the pile is not
+        frozen for them; otherwise the chance that their hidden cards (hypergeometric over
+        the unseen cards) hold the natural pair -- or, the pile not frozen for them, a
+        natural and a wild card -- that the take needs, counting cards known in their hand.
+        Black 3s (stop cards) go first, wild cards only when nothing else is left."""
         options = [a for a in legal if a >= A.DISCARD]
         if not options:
             return None
         hand = v.hand
-        them_nat = v.nat[1]
-        left_known = v.known[1]
+        left = v.known[1]
+        unseen = v.unseen()
+        pool = sum(unseen)
+        hidden = max(0, v.sizes[1] - sum(left))  # the left opponent's unknown cards
+        p_wild = 1.0 if left[JOKER] + left[TWO] else \
+            p_at_least(1, pool, unseen[JOKER] + unseen[TWO], hidden)
         weight = 1.0 + v.pile_size / 5.0
         best, best_key = None, None
         for a in options:
@@ -504,21 +553,17 @@ class HeuristicPolicy:
             elif c == JOKER or c == TWO:
                 score = 5000.0 + _V[c]
             else:
-                danger = 0.0
-                if them_nat[c]:
-                    danger += 300.0 if not v.frozen_them else 40.0
-                if left_known[c] >= 2:
-                    danger += 250.0
-                elif left_known[c] == 1 and not v.frozen_them:
-                    danger += 60.0
-                seen = (hand[c] + v.pile[c] + v.nat[0][c] + them_nat[c] + left_known[c]
-                        + v.known[2][c] + v.known[3][c])
-                unseen = max(0, 8 - seen)
-                danger += 6.0 * unseen
+                if v.nat[1][c] and not v.frozen_them:
+                    p_take = 1.0
+                else:
+                    p_take = p_at_least(2 - left[c], pool, unseen[c], hidden)
+                    if not v.frozen_them:  # a natural and a wild card also take it
+                        p_one = p_at_least(1 - left[c], pool, unseen[c], hidden)
+                        p_take += (p_one - p_take) * p_wild
                 keep = (0.0, 0.0, 40.0, 80.0)[min(hand[c], 3)]
                 if v.nat[0][c]:
                     keep += 30.0
-                score = danger * weight + keep + 0.5 * _V[c]
+                score = 300.0 * p_take * weight + keep + 0.5 * _V[c]
             key = (score, a)
             if best_key is None or key < best_key:
                 best, best_key = a, key

@@ -13,7 +13,14 @@ import canasta_env
 from canasta_env.engine import actions as A
 from canasta_env.engine.cards import JOKER, NAME_TO_CLASS, TWO
 from canasta_env.observation import OBS_SIZE, encode
-from canasta_env.policies import HeuristicPolicy, Policy, RandomPolicy, TableView, can_go_out
+from canasta_env.policies import (
+    HeuristicPolicy,
+    Policy,
+    RandomPolicy,
+    TableView,
+    can_go_out,
+    p_at_least,
+)
 
 
 def view_of(g, seat=None):
@@ -176,13 +183,82 @@ def test_heuristic_adds_naturals_and_goes_out_when_ahead():
 
 
 def test_heuristic_keeps_two_cards_without_a_canasta():
-    g = build(hands=("9 9 9 5 K", "", "", ""), melds=({"A": meld(3)}, {}),
+    # three aces go onto the ace meld one by one, the last two cards stay: then a discard
+    g = build(hands=("A A A 5 K", "", "", ""), melds=({"A": meld(3)}, {}),
               opened=(True, False), current=0, phase="MELD", turn={"drew_stock": True})
     h = HeuristicPolicy()
     while g.current == 0 and not g.hand_over:
         g.apply(h.act(*view_of(g)))
-    assert not g.hand_over and g.hands[0][NAME_TO_CLASS["9"]] == 0  # melded 9s, discarded
+    assert not g.hand_over and g.hands[0][NAME_TO_CLASS["A"]] == 0  # melded aces, discarded
     assert sum(g.hands[0]) == 1
+
+
+def test_heuristic_starts_melds_only_from_a_long_hand():
+    # 5 cards (< start_meld_hand = 12): the triple of 9s stays in hand to take the pile with
+    g = build(hands=("9 9 9 5 K", "", "", ""), melds=({"A": meld(3)}, {}),
+              opened=(True, False), current=0, phase="MELD", turn={"drew_stock": True})
+    a = HeuristicPolicy().act(*view_of(g))
+    assert a in (A.discard(NAME_TO_CLASS["5"]), A.discard(NAME_TO_CLASS["K"])), A.describe(a)
+    # 12 cards: the 9s are melded first
+    g = build(hands=("9 9 9 4 5 6 7 8 10 J Q K", "", "", ""), melds=({"A": meld(3)}, {}),
+              opened=(True, False), current=0, phase="MELD", turn={"drew_stock": True})
+    a = HeuristicPolicy().act(*view_of(g))
+    assert a == A.START_MELD + 3 * (NAME_TO_CLASS["9"] - NAME_TO_CLASS["4"]), A.describe(a)
+    # the threshold is an option
+    g = build(hands=("9 9 9 5 K", "", "", ""), melds=({"A": meld(3)}, {}),
+              opened=(True, False), current=0, phase="MELD", turn={"drew_stock": True})
+    a = HeuristicPolicy(start_meld_hand=0).act(*view_of(g))
+    assert a == A.START_MELD + 3 * (NAME_TO_CLASS["9"] - NAME_TO_CLASS["4"]), A.describe(a)
+
+
+def test_p_at_least_is_the_hypergeometric_tail():
+    # 4 of 10 unseen cards, 3 of them of the class: P(X >= 2) = (3*21 + 1*7) / 210 = 1/3
+    assert p_at_least(2, 10, 3, 4) == pytest.approx(1 / 3)
+    assert p_at_least(1, 10, 3, 4) == pytest.approx(1 - 35 / 210)  # 1 - C(7,4)/C(10,4)
+    assert p_at_least(0, 10, 0, 4) == 1.0
+    assert p_at_least(1, 10, 0, 4) == 0.0
+    assert p_at_least(1, 5, 5, 3) == 1.0
+    assert p_at_least(4, 10, 3, 4) == 0.0  # more than there are
+    assert p_at_least(1, 10, 3, 0) == 0.0  # no hidden cards
+
+
+def test_table_view_unseen_counts():
+    g = build(hands=("K K 9 Joker", "Q", "", ""), melds=({"A": meld(5, 1, 1)}, {"K": meld(3)}),
+              pile="K 2 5", opened=(True, True), red_threes=(1, 0, 0, 2), current=0,
+              phase="MELD", turn={"drew_stock": True})
+    g.known[1][NAME_TO_CLASS["K"]] = 1  # the left opponent took a K with the pile
+    u = TableView(encode(g, 0)).unseen()
+    k, a, j, two = NAME_TO_CLASS["K"], NAME_TO_CLASS["A"], JOKER, TWO
+    assert u[k] == 8 - 2 - 3 - 1 - 1  # my hand, their meld, the pile, known in left's hand
+    assert u[a] == 8 - 5
+    assert u[j] == 4 - 1 - 1  # mine, on our ace meld
+    assert u[two] == 8 - 1 - 1  # on our ace meld, in the pile
+    assert u[NAME_TO_CLASS["red 3"]] == 4 - 3
+    assert u[NAME_TO_CLASS["Q"]] == 8  # the left opponent's Q is hidden from me
+    assert sum(u) == 108 - 4 - 7 - 3 - 3 - 3 - 1  # hand, melds, pile, red 3s, known K
+
+
+def test_heuristic_discards_the_card_the_left_opponent_cannot_take():
+    # K and 9 are both singletons worth 10; all eight Ks are accounted for (mine and
+    # seven in the pile), so nobody can hold a pair of them: the K goes, not the 9
+    g = build(hands=("K 9 4 4 J J", "5 6 7 10 Q Q", "", ""), melds=({"A": meld(7)}, {"8": meld(3)}),
+              pile="K K K K K K K", opened=(True, True), current=0, phase="MELD",
+              turn={"drew_stock": True})
+    a = HeuristicPolicy().act(*view_of(g))
+    assert a == A.discard(NAME_TO_CLASS["K"]), A.describe(a)
+    # 9 and K: same value, same number of unseen copies -- the tie goes to the lower
+    # action id, the 9; once the left opponent is known to hold a 9 (taken with the pile),
+    # one more 9 or a wild card lets them take the pile, so the K goes instead
+    def position():
+        return build(hands=("9 K 4 4 J J", "9 6 7 10 5 5", "", ""),
+                     melds=({"A": meld(7)}, {"8": meld(3)}), pile="Q", opened=(True, True),
+                     current=0, phase="MELD", turn={"drew_stock": True})
+    a = HeuristicPolicy().act(*view_of(position()))
+    assert a == A.discard(NAME_TO_CLASS["9"]), A.describe(a)
+    g = position()
+    g.known[1][NAME_TO_CLASS["9"]] = 1
+    a = HeuristicPolicy().act(*view_of(g))
+    assert a == A.discard(NAME_TO_CLASS["K"]), A.describe(a)
 
 
 @pytest.mark.parametrize("my_hand, expected", [
