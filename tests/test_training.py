@@ -228,7 +228,8 @@ def test_hand_and_foot_trains_and_evaluates(tmp_path):
 
     cfg = load_config(ROOT / "configs" / "smoke.yaml", checkpoint_dir=str(tmp_path / "ck"),
                       tensorboard_dir=str(tmp_path / "tb"), total_timesteps=512,
-                      variant="hand_and_foot", run_name="smoke_hf")
+                      variant="hand_and_foot", run_name="smoke_hf",
+                      progress_bar=True)  # as the shipped configs: SB3's bar needs tqdm + rich
     final = train(cfg)
     model = load_model(final)
     assert model.observation_space.shape == (245,) and model.action_space.n == 98

@@ -32,6 +32,12 @@ class PPOConfig(BaseModel):
     vf_coef: float = Field(0.5, ge=0)
     max_grad_norm: float = Field(0.5, gt=0)
     net_arch: list[int] = Field([256, 256], description="hidden layer sizes (policy and value)")
+    features: Literal["mlp", "card_classes"] = Field(
+        "mlp", description="mlp: the networks read the observation as it is; card_classes: "
+        "a small MLP shared by the 15 card classes adds features per class first "
+        "(training.features.CardClassFeatures)")
+    class_hidden: int = Field(64, ge=1, description="card_classes: width of the shared MLP")
+    class_channels: int = Field(8, ge=1, description="card_classes: features per card class")
 
 
 class OpponentConfig(BaseModel):

@@ -47,6 +47,20 @@ def env_kwargs(cfg: TrainConfig) -> dict:
     return kw
 
 
+def policy_kwargs(cfg: TrainConfig) -> dict:
+    """MaskablePPO ``policy_kwargs`` of a config: ``net_arch`` and, with
+    ``ppo.features: card_classes``, the :class:`training.features.CardClassFeatures`
+    extractor."""
+    kw: dict = {"net_arch": list(cfg.ppo.net_arch)}
+    if cfg.ppo.features == "card_classes":
+        from .features import CardClassFeatures
+
+        kw["features_extractor_class"] = CardClassFeatures
+        kw["features_extractor_kwargs"] = {"hidden": cfg.ppo.class_hidden,
+                                           "channels": cfg.ppo.class_channels}
+    return kw
+
+
 def _make_env(cfg: TrainConfig, rank: int):
     def thunk():
         from .adapter import PartnershipEnv
@@ -227,7 +241,7 @@ def train(cfg: TrainConfig, resume: str | None = None) -> Path:
             gae_lambda=cfg.ppo.gae_lambda, clip_range=cfg.ppo.clip_range,
             ent_coef=cfg.ppo.ent_coef, vf_coef=cfg.ppo.vf_coef,
             max_grad_norm=cfg.ppo.max_grad_norm,
-            policy_kwargs={"net_arch": list(cfg.ppo.net_arch)}, device="cpu")
+            policy_kwargs=policy_kwargs(cfg), device="cpu")
     pretrain = None
     if not resume and cfg.pretrain.decisions > 0:
         from .pretrain import behaviour_clone, collect
