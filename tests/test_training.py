@@ -27,6 +27,7 @@ def test_shipped_configs_validate():
         cfg = load_config(ROOT / "configs" / f"{name}.yaml")
         assert isinstance(cfg, TrainConfig)
     assert load_config(ROOT / "configs" / "classic.yaml").starting_scores == "sample"
+    assert load_config(ROOT / "configs" / "classic.yaml").ppo.features == "card_classes"
 
 
 @pytest.mark.parametrize("text, needle", [
@@ -46,6 +47,8 @@ def test_shipped_configs_validate():
     ("pretrain: {decisions: 0, dagger_rounds: 2}\n", "dagger_rounds needs pretrain.decisions"),
     ("pretrain: {decisions: 100, dagger_rounds: -1}\n", "pretrain.dagger_rounds"),
     ("reward: points\n", "reward"),
+    ("ppo: {features: cnn}\n", "ppo.features"),
+    ("ppo: {features: card_classes, class_channels: 0}\n", "ppo.class_channels"),
 ])
 def test_bad_config_is_a_clear_error(tmp_path, text, needle):
     p = tmp_path / "c.yaml"
@@ -119,6 +122,11 @@ def test_smoke_config_trains_saves_resumes_and_evaluates(tmp_path):
     assert final == run / "final.zip" and final.is_file()
     assert (run / "config.yaml").is_file()
     assert load_model(run / "pretrained.zip").num_timesteps == 0  # the warm start, kept
+    from training.features import CardClassFeatures
+
+    reloaded = load_model(final)  # the smoke config's extractor survives save / load
+    assert isinstance(reloaded.policy.features_extractor, CardClassFeatures)
+    assert reloaded.policy.features_extractor.features_dim == 202 + 15 * 4
     assert load_config(run / "config.yaml") == cfg
     assert sorted(p.name for p in run.glob("model_*.zip")), "periodic checkpoints written"
     assert list((run / "snapshots").glob("snapshot_*.zip")), "snapshots join the opponent pool"
