@@ -122,7 +122,13 @@ _PACK = deck_counts(2, 4)
 def p_at_least(k: int, population: int, successes: int, draws: int) -> float:
     """P(X >= k) for X hypergeometric: ``draws`` cards dealt without replacement from
     ``population`` unseen cards of which ``successes`` are of the class asked about
-    (card counts). ``k <= 0`` gives 1.0; impossible cases give 0.0."""
+    (card counts). ``k <= 0`` gives 1.0; impossible cases give 0.0.
+
+    Raises:
+        ValueError: ``successes > population``."""
+    if successes > population:
+        raise ValueError(f"p_at_least: {successes} cards of the class cannot be among "
+                         f"{population} unseen cards")
     if k <= 0:
         return 1.0
     draws = min(draws, population)
@@ -229,17 +235,21 @@ class TableView:
         pts = 800 if n >= 4 else 100 * n
         return pts if any(self.nat[team]) else -pts
 
-    def unseen(self) -> list[int]:
-        """Cards of each class (length 15) this seat has not seen: the Classic pack less
-        its own hand, both sides' melds, the discard pile, red 3s on the table and the
-        cards known to be in the other hands. They are in the stock or hidden in hands."""
+    def unseen(self, pack: list[int] | None = None) -> list[int]:
+        """Cards of each class (length 15) this seat has not seen: ``pack`` (count vector
+        of the cards in play, default the Classic pack of two decks and four jokers,
+        :func:`canasta_env.engine.cards.deck_counts`) less its own hand, both sides'
+        melds, the discard pile, red 3s on the table and the cards known to be in the
+        other hands. They are in the stock or hidden in hands. Pass the pack of the game
+        for other packs (e.g. Hand and Foot's); the observation does not carry it."""
+        pack = _PACK if pack is None else pack
         seen = [self.hand[c] + self.pile[c] + self.nat[0][c] + self.nat[1][c]
                 + self.known[1][c] + self.known[2][c] + self.known[3][c]
                 for c in range(NUM_CLASSES)]
         seen[JOKER] += sum(self.jok[0]) + sum(self.jok[1])
         seen[TWO] += sum(self.two[0]) + sum(self.two[1])
         seen[RED_THREE] += sum(self.red3)
-        return [max(0, n - k) for n, k in zip(_PACK, seen)]
+        return [max(0, n - k) for n, k in zip(pack, seen)]
 
     def hidden_hand_value(self, rel_seat: int) -> float:
         """Estimated card value of another seat's hand: known cards exactly, the rest at
@@ -320,14 +330,24 @@ class HeuristicPolicy:
         stop_stock: with this many stock cards or fewer, go out whenever possible.
         start_meld_hand: start a new meld (after opening, when not going out) only with
             at least this many cards in hand; a smaller hand keeps its pairs and triples
-            to take the discard pile with.
+            to take the discard pile with. Classic only.
+        decks, jokers: the pack (Classic: 2 and 4), for counting unseen cards.
+
+    Raises:
+        ValueError: an option is not a non-negative int (``decks`` at least 1).
     """
 
     name = "heuristic"
 
     def __init__(self, max_wilds_per_meld: int = 3, canasta_size: int = 7,
                  canastas_to_go_out: int = 1, stop_stock: int = 8,
-                 start_meld_hand: int = 12) -> None:
+                 start_meld_hand: int = 12, decks: int = 2, jokers: int = 4) -> None:
+        for name, value, low in (("start_meld_hand", start_meld_hand, 0), ("decks", decks, 1),
+                                 ("jokers", jokers, 0)):
+            if not isinstance(value, int) or isinstance(value, bool) or value < low:
+                raise ValueError(f"HeuristicPolicy: {name} must be an int >= {low}, "
+                                 f"got {value!r}")
+        self.pack = deck_counts(decks, jokers)
         self.cap = max_wilds_per_meld
         self.size = canasta_size
         self.needed = canastas_to_go_out
@@ -539,7 +559,7 @@ class HeuristicPolicy:
             return None
         hand = v.hand
         left = v.known[1]
-        unseen = v.unseen()
+        unseen = v.unseen(self.pack)
         pool = sum(unseen)
         hidden = max(0, v.sizes[1] - sum(left))  # the left opponent's unknown cards
         p_wild = 1.0 if left[JOKER] + left[TWO] else \

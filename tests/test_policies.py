@@ -220,6 +220,16 @@ def test_p_at_least_is_the_hypergeometric_tail():
     assert p_at_least(1, 5, 5, 3) == 1.0
     assert p_at_least(4, 10, 3, 4) == 0.0  # more than there are
     assert p_at_least(1, 10, 3, 0) == 0.0  # no hidden cards
+    assert p_at_least(1, 3, 3, 9) == 1.0  # more draws than cards: all of them
+    with pytest.raises(ValueError, match="cannot be among"):
+        p_at_least(1, 5, 8, 3)
+
+
+@pytest.mark.parametrize("kw", [{"start_meld_hand": "12"}, {"start_meld_hand": -1},
+                                {"decks": 0}, {"jokers": True}])
+def test_heuristic_bad_options_are_clear_errors(kw):
+    with pytest.raises(ValueError, match=next(iter(kw))):
+        HeuristicPolicy(**kw)
 
 
 def test_table_view_unseen_counts():
@@ -236,6 +246,11 @@ def test_table_view_unseen_counts():
     assert u[NAME_TO_CLASS["red 3"]] == 4 - 3
     assert u[NAME_TO_CLASS["Q"]] == 8  # the left opponent's Q is hidden from me
     assert sum(u) == 108 - 4 - 7 - 3 - 3 - 3 - 1  # hand, melds, pile, red 3s, known K
+    # another pack (three decks, six jokers: 162 cards) is passed in
+    from canasta_env.engine.cards import deck_counts
+    u3 = TableView(encode(g, 0)).unseen(deck_counts(3, 6))
+    assert u3[k] == 12 - 2 - 3 - 1 - 1 and u3[j] == 6 - 2
+    assert sum(u3) == 162 - 21
 
 
 def test_heuristic_discards_the_card_the_left_opponent_cannot_take():

@@ -49,6 +49,8 @@ def test_shipped_configs_validate():
     ("reward: points\n", "reward"),
     ("ppo: {features: cnn}\n", "ppo.features"),
     ("ppo: {features: card_classes, class_channels: 0}\n", "ppo.class_channels"),
+    ("ppo: {class_hidden: 100000000}\n", "ppo.class_hidden"),
+    ("ppo: {class_channels: true}\n", "ppo.class_channels"),
 ])
 def test_bad_config_is_a_clear_error(tmp_path, text, needle):
     p = tmp_path / "c.yaml"
@@ -244,6 +246,27 @@ def test_hand_and_foot_trains_and_evaluates(tmp_path):
     res = evaluate_policies(load_policy_checkpoint(final), "random", hands=2, seed=1,
                             variant="hand_and_foot")
     assert res["hands"] == 2
+    from training.export_onnx import export_onnx
+
+    with pytest.raises(CheckpointError, match="Classic-only"):  # the ONNX export is Classic's
+        export_onnx(final, tmp_path / "hf.onnx")
+    assert not (tmp_path / "hf.onnx").exists()
+
+
+def test_resume_with_another_network_is_a_clear_error(tmp_path):
+    from training.train import train
+
+    cfg = load_config(ROOT / "configs" / "smoke.yaml", checkpoint_dir=str(tmp_path / "ck"),
+                      tensorboard_dir=str(tmp_path / "tb"), total_timesteps=256,
+                      pretrain={"decisions": 0})
+    final = train(cfg)
+    steps = load_model(final).num_timesteps
+    more = cfg.model_copy(update={"total_timesteps": steps + 1024})
+    for ppo in ({"features": "mlp"}, {"class_hidden": 32}, {"net_arch": [32]}):
+        other = more.model_copy(update={"ppo": cfg.ppo.model_copy(update=ppo)})
+        with pytest.raises(ConfigError, match="network differs"):
+            train(other, resume=str(final))
+    assert load_model(final).num_timesteps == steps  # nothing saved was touched
 
 
 def test_snapshot_opponents_are_loaded_once_per_snapshot(tmp_path):

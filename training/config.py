@@ -36,8 +36,10 @@ class PPOConfig(BaseModel):
         "mlp", description="mlp: the networks read the observation as it is; card_classes: "
         "a small MLP shared by the 15 card classes adds features per class first "
         "(training.features.CardClassFeatures)")
-    class_hidden: int = Field(64, ge=1, description="card_classes: width of the shared MLP")
-    class_channels: int = Field(8, ge=1, description="card_classes: features per card class")
+    class_hidden: int = Field(64, ge=1, le=1024, strict=True,
+                              description="card_classes: width of the shared MLP")
+    class_channels: int = Field(8, ge=1, le=64, strict=True,
+                                description="card_classes: features per card class")
 
 
 class OpponentConfig(BaseModel):

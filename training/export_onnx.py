@@ -71,14 +71,20 @@ def export_onnx(checkpoint: str | Path, out: str | Path, opset: int = 17) -> Pat
     """Write the ONNX model of ``checkpoint`` to ``out`` and check it with ``onnx``.
 
     Raises:
-        CheckpointError: the checkpoint is missing, corrupt or for other spaces.
+        CheckpointError: the checkpoint is missing, corrupt, for other spaces, or not a
+            Classic checkpoint (the export is Classic-only).
     """
     import onnx
     import torch
 
-    from .checkpoint import load_model
+    from .checkpoint import CheckpointError, load_model
 
     model = load_model(checkpoint)
+    sizes = (model.observation_space.shape, model.action_space.n)
+    if sizes != ((OBS_SIZE,), NUM_ACTIONS):
+        raise CheckpointError(
+            f"checkpoint {checkpoint} has observation shape {sizes[0]} and {sizes[1]} actions; "
+            f"the ONNX export is Classic-only (observation ({OBS_SIZE},), {NUM_ACTIONS} actions)")
     module = masked_policy_module(model.policy)
     obs = torch.zeros(2, OBS_SIZE, dtype=torch.float32)
     mask = torch.ones(2, NUM_ACTIONS, dtype=torch.float32)

@@ -61,6 +61,24 @@ def policy_kwargs(cfg: TrainConfig) -> dict:
     return kw
 
 
+def network_mismatch(model, cfg: TrainConfig) -> str:
+    """How ``model``'s network differs from the one ``cfg`` builds (``net_arch``, the
+    features extractor and its kwargs); ``""`` when it does not."""
+    have = model.policy_kwargs or {}
+    want = policy_kwargs(cfg)
+    diffs = []
+    if list(have.get("net_arch", [])) != want["net_arch"]:
+        diffs.append(f"net_arch {list(have.get('net_arch', []))} vs {want['net_arch']}")
+    have_ext = getattr(have.get("features_extractor_class"), "__name__", "FlattenExtractor")
+    want_ext = getattr(want.get("features_extractor_class"), "__name__", "FlattenExtractor")
+    if have_ext != want_ext:
+        diffs.append(f"features extractor {have_ext} vs {want_ext}")
+    elif have.get("features_extractor_kwargs", {}) != want.get("features_extractor_kwargs", {}):
+        diffs.append(f"extractor settings {have.get('features_extractor_kwargs')} vs "
+                     f"{want.get('features_extractor_kwargs')}")
+    return "; ".join(diffs)
+
+
 def _make_env(cfg: TrainConfig, rank: int):
     def thunk():
         from .adapter import PartnershipEnv
@@ -233,6 +251,12 @@ def train(cfg: TrainConfig, resume: str | None = None) -> Path:
     if resume:
         model = load_model(resume, env=vec)
         model.tensorboard_log = cfg.tensorboard_dir
+        mismatch = network_mismatch(model, cfg)
+        if mismatch:
+            vec.close()
+            raise ConfigError(f"--resume {resume}: the checkpoint's network differs from the "
+                              f"config's ({mismatch}); resume with the config it was trained "
+                              f"with (config.yaml beside it)")
     else:
         model = MaskablePPO(
             "MlpPolicy", vec, seed=cfg.seed, verbose=0, tensorboard_log=cfg.tensorboard_dir,
