@@ -234,7 +234,14 @@ def _flatten(d: dict, prefix: str = "") -> dict:
 
 
 def train(cfg: TrainConfig, resume: str | None = None) -> Path:
-    """Run one training; returns the path of the final model."""
+    """Run one training (warm start when the config pretrains and this is not a resume,
+    then MaskablePPO); returns the path of the final model.
+
+    Raises:
+        ConfigError: the run directory already holds a run (without ``resume``), or the
+            ``resume`` checkpoint's network differs from the config's ``ppo`` network.
+        CheckpointError: the ``resume`` checkpoint is missing, corrupt or for other spaces.
+    """
     import torch
     from sb3_contrib import MaskablePPO
 
