@@ -25,7 +25,7 @@ import torch
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 
 from canasta_env.engine.cards import NUM_CLASSES
-from canasta_env.observation import MELD_SLOTS, SLICES
+from canasta_env.observation import MELD_SLOTS, OBS_SIZE, SLICES
 
 #: per-class pieces, one entry per card class
 _CLASS_PIECES = ("hand", "known_left", "known_partner", "known_right", "pile_contents",
@@ -68,9 +68,8 @@ class CardClassFeatures(BaseFeaturesExtractor):
     def __init__(self, observation_space: gym.spaces.Box, hidden: int = 64,
                  channels: int = 8) -> None:
         shape = getattr(observation_space, "shape", None)
-        classic = max(s.stop for s in SLICES.values())
-        if shape is None or len(shape) != 1 or shape[0] < classic:
-            raise ValueError(f"CardClassFeatures needs a 1-D observation of at least {classic} "
+        if shape is None or len(shape) != 1 or shape[0] < OBS_SIZE:
+            raise ValueError(f"CardClassFeatures needs a 1-D observation of at least {OBS_SIZE} "
                              f"entries (the canasta_env layout), got shape {shape}")
         n = int(shape[0])
         super().__init__(observation_space, features_dim=n + NUM_CLASSES * channels)
