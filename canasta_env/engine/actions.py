@@ -77,6 +77,10 @@ NUM_ACTIONS = DISCARD + len(DISCARDABLE)
 RANK_INDEX = {r: i for i, r in enumerate(MELD_RANKS)}
 #: card class -> discard action id
 DISCARD_ACTION = {c: DISCARD + j for j, c in enumerate(DISCARDABLE)}
+#: cards from hand each Classic pile take melds with the upcard: (naturals, jokers, twos)
+#: (docs/RULES.md §2.10)
+TAKE_USE = {TAKE_PAIR: (2, 0, 0), TAKE_NAT_JOKER: (1, 1, 0), TAKE_NAT_TWO: (1, 0, 1),
+            TAKE_ONTO_MELD: (0, 0, 0)}
 
 
 def start_meld(rank: int, kind: int) -> int:

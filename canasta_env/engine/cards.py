@@ -3,7 +3,7 @@
 Suits never matter in Canasta or Hand and Foot except to tell red threes from black
 threes, so the engine works with *card classes* and holds hands as count vectors.
 
-Rules source: ../shared/SPEC.md section 1 (pagat.com Classic Canasta, seeds/002 card
+Rules source: ``docs/RULES.md`` §1 (pagat.com Classic Canasta, the score sheet's card
 values).
 
 ==========  ====  ======  =====================================
@@ -34,7 +34,7 @@ CLASS_NAMES: tuple[str, ...] = (
 )
 NAME_TO_CLASS: dict[str, int] = {n: i for i, n in enumerate(CLASS_NAMES)}
 
-#: Card values in points (SPEC.md section 1). Red threes have no card value.
+#: Card values in points (``docs/RULES.md`` §1.1). Red threes have no card value.
 CARD_POINTS: tuple[int, ...] = (50, 20, 5, 0, 5, 5, 5, 5, 10, 10, 10, 10, 10, 10, 20)
 
 WILD_CLASSES: tuple[int, ...] = (JOKER, TWO)

@@ -20,7 +20,7 @@ their total matters (points put jokers first).
 Inputs are count vectors of length 15 indexed by card class (see :mod:`.cards`):
 ``hand``; ``nat`` / ``wild``: naturals / wild cards of the partnership's *open* melds per
 rank (closed books are not included: nothing joins them); ``wm``: cards in the open wild
-meld. Rules source: ../shared/SPEC.md section 3 (pagat.com Hand and Foot).
+meld. Rules source: ``docs/RULES.md`` §3.4 (pagat.com Hand and Foot).
 """
 
 from __future__ import annotations

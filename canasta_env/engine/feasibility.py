@@ -10,7 +10,7 @@ vectors, without search, so the action mask never leads into a dead end.
 Inputs are count vectors of length 15 indexed by card class (see :mod:`.cards`):
 ``hand`` is the player's hand, ``nat`` / ``wild`` are the partnership's meld contents
 (naturals / wild cards per rank; a meld of rank r exists iff ``nat[r] > 0``).
-Rules source: ../shared/SPEC.md section 2 (pagat.com Classic Canasta).
+Rules source: ``docs/RULES.md`` §2.8-§2.11 and §6 (pagat.com Classic Canasta).
 """
 
 from __future__ import annotations

@@ -3,9 +3,9 @@
 Every number the rules use lives here with its default and its source, so a variant is
 a preset of options and the engine never branches on the variant name.
 
-Sources: ../shared/SPEC.md section 2 (pagat.com Classic Canasta; Hoyle / Bicycle where
-noted; seeds/001 and seeds/002) and section 3 (Hand and Foot: pagat.com Hand and Foot,
-Bicycle, seeds/000). Every Hand and Foot rule is a field below whose default keeps the
+Sources: ``docs/RULES.md`` §2 (pagat.com Classic Canasta; Hoyle / Bicycle where noted),
+§3 (Hand and Foot: pagat.com Hand and Foot, Bicycle) and §4 (where the sources disagree,
+and the field that chooses). Every Hand and Foot rule is a field below whose default keeps the
 Classic behaviour; :func:`hand_and_foot` is the preset that switches them on.
 """
 
@@ -30,16 +30,16 @@ class RulesOptions:
         variant: preset name ("classic" or "hand_and_foot").
         decks: 52-card decks in the pack (2; pagat).
         jokers: jokers in the pack (4; pagat).
-        hand_size: cards dealt to each player (11; seeds/001).
+        hand_size: cards dealt to each player (11; ``docs/RULES.md`` §2.2).
         target_score: a game ends after the hand in which a partnership reaches this
-            cumulative score (5,000; seeds/002).
+            cumulative score (5,000; §2.16).
         opening_minimums: ((lowest cumulative score, minimum points), ...) ascending;
-            ((-inf, 15), (0, 50), (1500, 90), (3000, 120)) as in seeds/001.
+            ((-inf, 15), (0, 50), (1500, 90), (3000, 120)) as in §2.8.
         max_wilds_per_meld: wild cards allowed in one meld (3; pagat).
         canasta_size: cards in a canasta (7; pagat).
-        natural_canasta_bonus / mixed_canasta_bonus: 500 / 300 (seeds/002).
-        red_three_bonus: per red three (100; seeds/002); red_three_all_bonus: all four (800).
-        going_out_bonus: 100; concealed_going_out_bonus: 200 in total (seeds/002).
+        natural_canasta_bonus / mixed_canasta_bonus: 500 / 300 (§2.4).
+        red_three_bonus: per red three (100; §2.5); red_three_all_bonus: all four (800).
+        going_out_bonus: 100; concealed_going_out_bonus: 200 in total (§2.11, §2.13).
         canastas_to_go_out: canastas a partnership needs before going out (1; pagat).
         black_three_freezes: discarding a black 3 freezes the pile (False: pagat;
             Bicycle says True).
@@ -59,14 +59,14 @@ class RulesOptions:
         rounds: deals in a game (0: play to ``target_score``; H&F 4). With rounds > 0
             the game ends after that many deals, highest total wins, tie possible.
         round_minimums: opening minimum by round, 1st, 2nd, ... (empty: use the score
-            table ``opening_minimums``; H&F (60, 90, 120, 150), seeds/000).
+            table ``opening_minimums``; H&F (60, 90, 120, 150), §3.2).
         draw_count: cards drawn from the stock per turn (1; H&F 2).
         max_meld_size: a meld reaching this many cards is a closed book: nothing more
             joins it and a new meld of that rank may be started (0: no maximum; H&F 7).
         wilds_at_most_half_naturals: a meld's wild cards may be at most half its
             naturals, besides ``max_wilds_per_meld`` (False; H&F True, pagat).
         wild_melds: melds of wild cards only are allowed, one open per partnership
-            (False; H&F True, seeds/000 round-4 examples).
+            (False; H&F True, §3.2's round-4 examples).
         wild_book_bonus: bonus for a book of ``max_meld_size`` wild cards (1,500;
             pagat). A wild book counts as a clean book for going out.
         clean_books_to_go_out / dirty_books_to_go_out: books a partnership needs
@@ -83,7 +83,7 @@ class RulesOptions:
             at the end (0: Classic red 3s are never held; H&F 100).
         black_three_meld_max: most black 3s in a going-out meld (4).
         black_three_melds: black 3s may be melded when going out (True: pagat; False:
-            never melded, SPEC section 3's option).
+            never melded, §3.5's option).
     """
 
     variant: str = "classic"
@@ -206,7 +206,7 @@ class RulesOptions:
 
     def opening_minimum(self, score: int) -> int:
         """Opening minimum (points) for a partnership whose cumulative score before the
-        hand is ``score`` (seeds/001 table: <0: 15, 0-1,495: 50, 1,500-2,995: 90,
+        hand is ``score`` (§2.8 table: <0: 15, 0-1,495: 50, 1,500-2,995: 90,
         3,000+: 120)."""
         need = self.opening_minimums[0][1]
         for lo, m in self.opening_minimums:
@@ -217,7 +217,7 @@ class RulesOptions:
     def minimum_for(self, score: int, round_index: int) -> int:
         """Opening minimum (points) of a partnership with cumulative ``score`` in deal
         ``round_index`` (0-based): the round's entry of ``round_minimums`` (the last one
-        past its end) when that is set (Hand and Foot, seeds/000), else the score table."""
+        past its end) when that is set (Hand and Foot, §3.2), else the score table."""
         rm = self.round_minimums
         if rm:
             return rm[min(round_index, len(rm) - 1)]
@@ -274,7 +274,7 @@ def classic(**changes: Any) -> RulesOptions:
     return RulesOptions().with_changes(**changes) if changes else RulesOptions()
 
 
-#: SPEC.md section 3 table, row by row (pagat Hand and Foot, Bicycle, seeds/000, 002)
+#: ``docs/RULES.md`` §3, rule by rule (pagat Hand and Foot, Bicycle)
 HAND_AND_FOOT = {
     "variant": "hand_and_foot",
     "decks": 5, "jokers": 10,                       # 5 decks + 10 jokers (270 cards)
@@ -300,7 +300,7 @@ HAND_AND_FOOT = {
 
 
 def hand_and_foot(**changes: Any) -> RulesOptions:
-    """The Hand and Foot preset (SPEC.md section 3; see :class:`RulesOptions`)."""
+    """The Hand and Foot preset (``docs/RULES.md`` §3; see :class:`RulesOptions`)."""
     d = dict(HAND_AND_FOOT)
     d.update(changes)
     return RulesOptions.from_dict(d)

@@ -1,0 +1,409 @@
+"""The JSON position format: any reachable state, mid-turn included, saved and loaded.
+
+:func:`to_position` writes a state as a JSON-serialisable dict (its docstring is the
+format's reference); :func:`read_position` reads one into a blank state and checks it;
+:func:`.game.from_position` is the public entry that builds a :class:`~.game.Game`.
+:func:`position_json` and :func:`parse_position_json` convert to and from JSON text.
+Rules source for the checks: ``docs/RULES.md`` §7 (what a loaded position must satisfy),
+with the card and meld rules of §1-§3.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+
+from .cards import (
+    BLACK_THREE,
+    CLASS_NAMES,
+    JOKER,
+    MELD_RANKS,
+    NAME_TO_CLASS,
+    NUM_CLASSES,
+    RED_THREE,
+    TWO,
+    counts_to_names,
+    deck_counts,
+)
+from .legality import legal_actions
+from .options import OptionsError, RulesOptions
+from .scoring import ScoreSheet
+from .state import ASKED_NO, ASKED_YES, NOT_ASKED, Phase, State
+from .transitions import apply
+
+POSITION_FORMAT = "canasta_env/position"
+POSITION_VERSION = 1
+
+
+class PositionError(ValueError):
+    """A JSON position is malformed or inconsistent; the message says what is wrong."""
+
+
+def _names(cards) -> list[str]:
+    return [CLASS_NAMES[c] for c in cards]
+
+
+def _classes(names, what: str) -> list[int]:
+    if not isinstance(names, list):
+        raise PositionError(f"{what} must be a list of card names, got {type(names).__name__}")
+    out = []
+    for n in names:
+        if n not in NAME_TO_CLASS:
+            raise PositionError(f"{what}: unknown card {n!r}")
+        out.append(NAME_TO_CLASS[n])
+    return out
+
+
+def _counts(names, what: str) -> list[int]:
+    v = [0] * NUM_CLASSES
+    for c in _classes(names, what):
+        v[c] += 1
+    return v
+
+
+def _melds_to_json(nat, jok, two) -> dict:
+    return {CLASS_NAMES[r]: {"naturals": nat[r], "jokers": jok[r], "twos": two[r]}
+            for r in range(NUM_CLASSES) if nat[r]}
+
+
+def to_position(game: State) -> dict:
+    """The whole state of ``game`` (a :class:`~.game.Game`) as a JSON-serialisable dict:
+    the position format.
+
+    Layout (card lists use the names of :data:`cards.CLASS_NAMES`; lists of the stock
+    and pile have the top card last; per-seat lists are indexed by seat 0..3 and
+    per-partnership lists by partnership 0 (seats 0+2) and 1 (seats 1+3)):
+
+    ``format``, ``version``; ``options`` (every rules option); ``seed``,
+    ``hand_number``, ``dealer``, ``scores`` (cumulative before this hand), ``winner``,
+    ``history`` (score sheets of finished hands); ``phase`` (a :class:`Phase` name),
+    ``current`` (seat whose turn it is); ``hands``, ``known`` (cards each seat is known
+    to hold from pile pickups), ``red_threes`` (count per seat), ``stock``, ``pile``,
+    ``pile_frozen``; ``melds`` (per partnership: rank -> naturals / jokers / twos);
+    ``opened``, ``minimum`` (opening minimum per partnership, points),
+    ``seat_melded``; ``turn`` (drew_stock, turn_points, laid, added_old, new_ranks,
+    pending, asked, must_out, no_discard); ``went_out``, ``concealed``, ``decisions``,
+    ``sheets`` (this hand's score sheets once it is over), ``log`` (event log);
+    Hand and Foot: ``feet`` (per seat, the foot not yet picked up), ``in_foot`` (per
+    seat), ``books`` (per partnership, closed books: rank name or ``"wild"``,
+    naturals, jokers, twos), ``wild_melds`` (per partnership, the open wild meld:
+    jokers, twos). These four are optional on load (Classic positions without them).
+    """
+    return {
+        "format": POSITION_FORMAT,
+        "version": POSITION_VERSION,
+        "options": game.options.to_dict(),
+        "seed": game.seed,
+        "hand_number": game.hand_number,
+        "dealer": game.dealer,
+        "scores": list(game.scores),
+        "winner": game.winner,
+        "history": [dict(h) for h in game.history],
+        "phase": game.phase.name,
+        "current": game.current,
+        "hands": [counts_to_names(h) for h in game.hands],
+        "known": [counts_to_names(h) for h in game.known],
+        "red_threes": list(game.red3),
+        "stock": _names(game.stock),
+        "pile": _names(game.pile),
+        "pile_frozen": game.pile_frozen,
+        "melds": [_melds_to_json(game.nat[t], game.jok[t], game.two[t]) for t in (0, 1)],
+        "opened": list(game.opened),
+        "minimum": list(game.minimum),
+        "seat_melded": list(game.seat_melded),
+        "turn": {
+            "drew_stock": game.drew_stock,
+            "turn_points": game.turn_points,
+            "laid": game.laid,
+            "added_old": game.added_old,
+            "new_ranks": [CLASS_NAMES[r] for r in game.new_ranks],
+            "pending": _names(game.pending),
+            "asked": game.asked,
+            "must_out": game.must_out,
+            "no_discard": game.no_discard,
+        },
+        "went_out": game.went_out,
+        "concealed": game.concealed,
+        "decisions": game.decisions,
+        "sheets": None if game.sheets is None else [s.as_dict() for s in game.sheets],
+        "log": [dict(e) for e in game.log],
+        "feet": [counts_to_names(f) for f in game.feet],
+        "in_foot": list(game.in_foot),
+        "books": [[{"rank": "wild" if b[0] == JOKER else CLASS_NAMES[b[0]], "naturals": b[1],
+                    "jokers": b[2], "twos": b[3]} for b in game.books[t]] for t in (0, 1)],
+        "wild_melds": [{"jokers": w[0], "twos": w[1]} for w in game.wild_meld],
+    }
+
+
+def read_position(g: State, pos: dict, check_moves: bool = True) -> State:
+    """Fill the blank state ``g`` (made with ``Game.__new__``) from :func:`to_position`
+    output, and check it; :func:`.game.from_position` is the public entry.
+
+    Args:
+        check_moves: also check that every legal action leads to a position with a legal
+            action or to the end of the hand (catches hand-edited turn records that
+            would dead-end one move later); :meth:`.game.Game.clone` skips it.
+
+    Returns:
+        ``g``.
+
+    Raises:
+        PositionError: missing or malformed fields (wrong JSON types included), unknown
+            cards, cards that do not add up to the pack, a red 3 in a hand, numbers out
+            of range, an impossible phase, seat or turn record.
+    """
+    try:
+        _read(g, pos)
+    except PositionError:
+        raise
+    except (TypeError, ValueError, KeyError, AttributeError, OverflowError,
+            RecursionError) as e:
+        raise PositionError(f"malformed position: {type(e).__name__}: {e}") from None
+    if check_moves and g.phase < Phase.HAND_OVER:
+        for a in legal_actions(g):
+            h = copy.deepcopy(g)
+            apply(h, a)
+            if h.phase < Phase.HAND_OVER and not legal_actions(h):
+                raise PositionError(
+                    f"inconsistent turn record: action {a} ({g.table.describe(a)!r}) would "
+                    f"leave seat {h.to_move} with no legal action in phase {h.phase.name}")
+    return g
+
+
+def _read(g: State, pos: dict) -> None:
+    if not isinstance(pos, dict):
+        raise PositionError(f"a position must be a JSON object, got {type(pos).__name__}")
+    if pos.get("format") != POSITION_FORMAT or pos.get("version") != POSITION_VERSION:
+        raise PositionError(f"not a {POSITION_FORMAT} v{POSITION_VERSION} position "
+                            f"(format={pos.get('format')!r}, version={pos.get('version')!r})")
+
+    def get(key, typ):
+        if key not in pos:
+            raise PositionError(f"position is missing {key!r}")
+        v = pos[key]
+        if typ is not None and not isinstance(v, typ) or isinstance(v, bool) and typ is int:
+            raise PositionError(f"position field {key!r} must be {typ}, got {v!r}")
+        return v
+
+    try:
+        opts = RulesOptions.from_dict(get("options", dict))
+    except (OptionsError, TypeError) as e:
+        raise PositionError(f"bad options: {e}") from None
+    g.options = opts
+    g.seed = get("seed", int)
+    g.hand_number = get("hand_number", int)
+    g.dealer = get("dealer", int)
+    scores = get("scores", list)
+    if len(scores) != 2 or not all(isinstance(s, int) for s in scores):
+        raise PositionError(f"scores must be two ints, got {scores!r}")
+    g.scores = list(scores)
+    g.winner = pos.get("winner")
+    g.history = list(get("history", list))
+    try:
+        g.phase = Phase[get("phase", str)]
+    except KeyError:
+        raise PositionError(f"unknown phase {pos['phase']!r}; one of {[p.name for p in Phase]}") \
+            from None
+    g.current = get("current", int)
+    if g.current not in range(4) or g.dealer not in range(4):
+        raise PositionError("current and dealer must be seats 0..3")
+
+    def seats(key):
+        v = get(key, list)
+        if len(v) != 4:
+            raise PositionError(f"{key} must have 4 entries (one per seat)")
+        return v
+
+    g.hands = [_counts(h, f"hands[{i}]") for i, h in enumerate(seats("hands"))]
+    g.known = [_counts(h, f"known[{i}]") for i, h in enumerate(seats("known"))]
+    g.red3 = seats("red_threes")
+    if not all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in g.red3):
+        raise PositionError(f"red_threes must be 4 counts >= 0, got {g.red3!r}")
+    g.red3 = list(g.red3)
+    g.stock = _classes(get("stock", list), "stock")
+    g.pile = _classes(get("pile", list), "pile")
+    g.pile_frozen = bool(get("pile_frozen", bool))
+    melds = get("melds", list)
+    if len(melds) != 2:
+        raise PositionError("melds must have 2 entries (one per partnership)")
+    g.nat = [[0] * NUM_CLASSES for _ in range(2)]
+    g.jok = [[0] * NUM_CLASSES for _ in range(2)]
+    g.two = [[0] * NUM_CLASSES for _ in range(2)]
+    for t, m in enumerate(melds):
+        if not isinstance(m, dict):
+            raise PositionError(f"melds[{t}] must be an object rank -> counts")
+        for name, d in m.items():
+            r = NAME_TO_CLASS.get(name)
+            if r is None or (r not in MELD_RANKS and r != BLACK_THREE):
+                raise PositionError(f"melds[{t}]: {name!r} is not a meld rank")
+            try:
+                n, j, w = int(d["naturals"]), int(d["jokers"]), int(d["twos"])
+            except (KeyError, TypeError, ValueError):
+                raise PositionError(f"melds[{t}][{name!r}] needs naturals, jokers, twos") \
+                    from None
+            bad_size = opts.max_meld_size and n + j + w >= opts.max_meld_size
+            bad_half = opts.wilds_at_most_half_naturals and 2 * (j + w) > n
+            if n < 2 or j < 0 or w < 0 or j + w > opts.max_wilds_per_meld or n + j + w < 3 \
+                    or bad_size or bad_half:
+                raise PositionError(f"melds[{t}][{name!r}] is not a legal meld: "
+                                    f"{n} naturals, {j} jokers, {w} twos")
+            g.nat[t][r], g.jok[t][r], g.two[t][r] = n, j, w
+    g.opened = get("opened", list)
+    g.minimum = get("minimum", list)
+    if len(g.opened) != 2 or not all(isinstance(x, bool) for x in g.opened):
+        raise PositionError(f"opened must be 2 bools (one per partnership), got {g.opened!r}")
+    if len(g.minimum) != 2 or not all(isinstance(x, int) and not isinstance(x, bool)
+                                      for x in g.minimum):
+        raise PositionError(f"minimum must be 2 ints (one per partnership), got {g.minimum!r}")
+    g.opened, g.minimum = list(g.opened), list(g.minimum)
+    g.seat_melded = [bool(x) for x in seats("seat_melded")]
+    turn = get("turn", dict)
+    try:
+        g.drew_stock = bool(turn["drew_stock"])
+        g.turn_points = int(turn["turn_points"])
+        g.laid = bool(turn["laid"])
+        g.added_old = bool(turn["added_old"])
+        g.new_ranks = [NAME_TO_CLASS[n] for n in turn["new_ranks"]]
+        g.pending = _classes(turn["pending"], "turn.pending")
+        g.asked = int(turn["asked"])
+        g.must_out = bool(turn["must_out"])
+        g.no_discard = bool(turn["no_discard"])
+    except (KeyError, TypeError, ValueError) as e:
+        raise PositionError(f"bad turn record: {e!r}") from None
+    g.went_out = pos.get("went_out")
+    if g.went_out is not None and (g.went_out not in range(4) or isinstance(g.went_out, bool)
+                                   or g.phase < Phase.HAND_OVER):
+        raise PositionError(f"went_out must be null while the hand runs, else a seat 0..3; "
+                            f"got {g.went_out!r} in phase {g.phase.name}")
+    g.concealed = pos.get("concealed", False)
+    g.decisions = pos.get("decisions", 0)
+    if not isinstance(g.concealed, bool) or not isinstance(g.decisions, int) or \
+            isinstance(g.decisions, bool) or g.decisions < 0:
+        raise PositionError("concealed must be a bool and decisions an int >= 0")
+    if g.winner not in (None, -1, 0, 1) or isinstance(g.winner, bool):
+        raise PositionError(f"winner must be null, -1 (tie), 0 or 1, got {g.winner!r}")
+    if not all(isinstance(h, dict) for h in g.history):
+        raise PositionError("history must be a list of objects (score sheets of past hands)")
+    if any(abs(x) > 10**7 for x in g.scores) or g.hand_number < 0 or \
+            any(not 0 <= m <= 10**5 for m in g.minimum) or not 0 <= g.turn_points <= 10**5:
+        raise PositionError("scores must be within +-10,000,000 and hand_number, minimum "
+                            "and turn_points within 0..100,000")
+    sheets = pos.get("sheets")
+    try:
+        g.sheets = None if sheets is None else [
+            ScoreSheet(**{k: int(s[k]) for k in ("table", "canasta_bonus", "red_threes",
+                                                  "going_out", "hand_penalty", "previous")})
+            for s in sheets]
+    except (KeyError, TypeError, ValueError) as e:
+        raise PositionError(f"bad score sheets (need table, canasta_bonus, red_threes, "
+                            f"going_out, hand_penalty, previous): {e!r}") from None
+    g.log = pos.get("log", [])
+    if not isinstance(g.log, list) or not all(isinstance(e, dict) for e in g.log):
+        raise PositionError("log must be a list of event objects")
+    g.log = list(g.log)
+    _load_hand_and_foot(g, pos, opts)
+    g.init_rules()
+    # consistency: the cards add up to the pack
+    total = [0] * NUM_CLASSES
+    for h in g.hands:
+        for c in range(NUM_CLASSES):
+            total[c] += h[c]
+    for f in g.feet:
+        for c in range(NUM_CLASSES):
+            total[c] += f[c]
+    for t in (0, 1):
+        total[JOKER] += g.wild_meld[t][0]
+        total[TWO] += g.wild_meld[t][1]
+        for r, n, j, w in g.books[t]:
+            total[r] += n
+            total[JOKER] += j
+            total[TWO] += w
+    for c in g.stock + g.pile + g.pending:
+        total[c] += 1
+    total[RED_THREE] += sum(g.red3)
+    for t in (0, 1):
+        for r in range(NUM_CLASSES):
+            total[r] += g.nat[t][r]
+            total[JOKER] += g.jok[t][r]
+            total[TWO] += g.two[t][r]
+    pack = deck_counts(opts.decks, opts.jokers)
+    if total != pack:
+        diff = {CLASS_NAMES[c]: total[c] - pack[c] for c in range(NUM_CLASSES)
+                if total[c] != pack[c]}
+        raise PositionError(f"cards do not add up to the pack (extra +, missing -): {diff}")
+    if any(h[RED_THREE] for h in g.hands):
+        raise PositionError("a red 3 may never be held in a hand")
+    for s in range(4):
+        if any(k > h for k, h in zip(g.known[s], g.hands[s])):
+            raise PositionError(f"known[{s}] lists cards seat {s} does not hold")
+    if g.phase == Phase.PICKUP and not g.laid:
+        raise PositionError("phase PICKUP needs the pile-take meld laid this turn")
+    if g.phase < Phase.HAND_OVER and g.asked not in (NOT_ASKED, ASKED_YES, ASKED_NO):
+        raise PositionError(f"turn.asked must be 0, 1 or 2, got {g.asked}")
+    if g.phase < Phase.HAND_OVER and not legal_actions(g):
+        raise PositionError("the position leaves the player on turn with no legal action")
+
+
+def _load_hand_and_foot(g: State, pos: dict, opts: RulesOptions) -> None:
+    """The optional Hand and Foot fields of a position (feet, in_foot, books,
+    wild_melds); defaults when absent."""
+    try:
+        feet = pos.get("feet", [[]] * 4)
+        in_foot = pos.get("in_foot", [False] * 4)
+        if not isinstance(feet, list) or len(feet) != 4 or not isinstance(in_foot, list) \
+                or len(in_foot) != 4 or not all(isinstance(x, bool) for x in in_foot):
+            raise PositionError("feet and in_foot must have 4 entries (one per seat)")
+        g.feet = [_counts(f, f"feet[{i}]") for i, f in enumerate(feet)]
+        g.in_foot = list(in_foot)
+        g.books = [[], []]
+        books = pos.get("books", [[], []])
+        if not isinstance(books, list) or len(books) != 2:
+            raise PositionError("books must have 2 entries (one per partnership)")
+        m = opts.max_meld_size
+        for t, bl in enumerate(books):
+            for b in bl:
+                name = b["rank"]
+                r = JOKER if name == "wild" else NAME_TO_CLASS.get(name)
+                n, j, w = int(b["naturals"]), int(b["jokers"]), int(b["twos"])
+                if r is None or (r != JOKER and r not in MELD_RANKS) or min(n, j, w) < 0 \
+                        or (r == JOKER and n) or (m and n + j + w != m):
+                    raise PositionError(f"books[{t}]: not a book: {b!r}")
+                g.books[t].append([r, n, j, w])
+        wms = pos.get("wild_melds", [{"jokers": 0, "twos": 0}] * 2)
+        if not isinstance(wms, list) or len(wms) != 2:
+            raise PositionError("wild_melds must have 2 entries (one per partnership)")
+        g.wild_meld = [[int(x["jokers"]), int(x["twos"])] for x in wms]
+    except (KeyError, TypeError, ValueError, AttributeError) as e:
+        if isinstance(e, PositionError):
+            raise
+        raise PositionError(f"bad Hand and Foot fields (feet, in_foot, books, wild_melds): "
+                            f"{e!r}") from None
+    for t in (0, 1):
+        s = sum(g.wild_meld[t])
+        if min(g.wild_meld[t]) < 0 or (s and (not opts.wild_melds or s < 3 or
+                                               (m and s >= m))):
+            raise PositionError(f"wild_melds[{t}] is not a legal open wild meld")
+    if any(any(f) for f in g.feet) and not opts.foot_size:
+        raise PositionError("feet hold cards but the rules have no foot (foot_size 0)")
+    for s in range(4):
+        if g.in_foot[s] and any(g.feet[s]):
+            raise PositionError(f"seat {s} is in the foot but still has a foot")
+
+
+def position_json(game: State, indent: int | None = None) -> str:
+    """:func:`to_position` as JSON text."""
+    return json.dumps(to_position(game), indent=indent)
+
+
+def parse_position_json(text) -> dict:
+    """The position dict in JSON text (checked by :func:`read_position`, not here).
+
+    Raises:
+        PositionError: not text, or not valid JSON.
+    """
+    if not isinstance(text, (str, bytes, bytearray)):
+        raise PositionError(f"a JSON position must be text, got {type(text).__name__}")
+    try:
+        return json.loads(text)
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError, ValueError) as e:
+        raise PositionError(f"position is not valid JSON: {e}") from None
