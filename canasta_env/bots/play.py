@@ -1,7 +1,8 @@
 """Play Canasta in the terminal against bots.
 
-    python -m training.play [--seat 0] [--policy heuristic] [--seed S] [--game]
-                            [--variant classic|hand_and_foot]
+    python -m canasta_env.bots.play [--seat 0] [--policy heuristic] [--seed S] [--game]
+                                    [--variant classic|hand_and_foot]
+    python -m training.play ...    # the same, with .zip checkpoints loadable (canasta-play)
 
 You hold one seat (partner: the seat opposite, played by a bot like the opponents).
 Each time you are on turn the table is shown from your seat and your legal moves are
@@ -20,7 +21,7 @@ import sys
 from canasta_env.engine import Game, preset
 from canasta_env.render import render_text
 
-from .opponent import Bot
+from .bot import Bot
 
 RELATIVE = ("you", "left", "partner", "right")
 QUIT = {"quit", "q", "exit"}
@@ -118,12 +119,16 @@ def play(seat: int, bot: Bot, seed: int | None, whole_game: bool, read=input,
         return 0
 
 
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m training.play",
+def main(argv: list[str] | None = None, prog: str | None = None) -> int:
+    """Play from the command line (``argv``: the arguments, default ``sys.argv[1:]``;
+    ``prog``: the command name in ``--help``). Returns the exit code: 0, or 2 for a
+    ``--policy`` that cannot be loaded (message on stderr)."""
+    p = argparse.ArgumentParser(prog=prog,
                                 description="Play Canasta in the terminal against bots.")
     p.add_argument("--seat", type=int, default=0, choices=range(4), help="your seat 0..3")
     p.add_argument("--policy", default="heuristic",
-                   help="bots: heuristic, random, reference, or a checkpoint .zip / .onnx")
+                   help="bots: heuristic, random, reference, or a .onnx path (.zip "
+                        "checkpoints: through python -m training.play)")
     p.add_argument("--seed", type=int, default=None, help="deal seed (random if omitted)")
     p.add_argument("--game", action="store_true",
                    help="play a whole game (to 5,000; Hand and Foot: four rounds), not one hand")
@@ -142,4 +147,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(main(prog="python -m canasta_env.bots.play"))

@@ -1,10 +1,15 @@
 """HTTP JSON service: Canasta games against trained or rule-based bots, for any frontend.
 
-    python -m training.serve [--host 127.0.0.1] [--port 8000] [--policy reference|heuristic|random|PATH]
+    python -m canasta_env.bots.service [--host 127.0.0.1] [--port 8000]
+                                       [--policy reference|heuristic|random|PATH]
+    python -m training.serve ...    # the same, with .zip checkpoints loadable (canasta-serve)
 
 Listens on localhost by default. Interactive OpenAPI docs at ``/docs`` (schema at
-``/openapi.json``). Needs the ``service`` extra (FastAPI, uvicorn); a checkpoint policy
-also needs the ``training`` extra.
+``/openapi.json``). Needs the ``bots`` extra (FastAPI, uvicorn, onnxruntime); a ``.zip``
+checkpoint policy also needs the ``training`` extra and is served through
+``python -m training.serve`` (importing ``training`` registers the ``.zip`` loader, see
+:mod:`canasta_env.bots.loader`). ``reference``, ``heuristic``, ``random`` and ``.onnx``
+models need no torch.
 
 =================================  ===================================================
 endpoint                           what it does
@@ -75,8 +80,8 @@ from canasta_env.engine import (
 )
 from canasta_env.render import render_text
 
-from .opponent import Bot, move_record, position_game, resolve_policy_spec
-from .policy_loader import PolicySpecError
+from .bot import Bot, move_record, position_game
+from .loader import PolicySpecError
 
 BUILTIN_POLICIES = ("heuristic", "random", "reference")
 SEAT_KINDS = ("human", "bot")
@@ -199,7 +204,7 @@ class Service:
         self._bots: dict[str, Bot] = {}
         self._lock = threading.Lock()
         self._policy_lock = threading.Lock()  # policies keep RNG state: one caller at a time
-        self.bot(None)  # load the default now: a missing checkpoint fails at start-up
+        self.bot(None)  # load the default now: a missing policy file fails at start-up
 
     # --------------------------------------------------------------- policies
     def bot(self, spec: str | None) -> tuple[str, Bot]:
@@ -216,8 +221,7 @@ class Service:
             bot = self._bots.get(name)
         if bot is None:
             try:
-                resolve_policy_spec(name)  # clear message when "reference" is missing
-                bot = Bot(name)
+                bot = Bot(name)  # PolicySpecError says why, e.g. "reference" unavailable
             except (PolicySpecError, ValueError) as e:
                 raise ServiceError(400, f"bot policy {name!r} cannot be used: {e}") from None
             with self._lock:
@@ -443,8 +447,8 @@ def create_app(policy: str = "reference", max_games: int = 1000):
     """The FastAPI application (see the module docstring).
 
     Raises:
-        ServiceError: the default ``policy`` cannot be loaded (e.g. the reference
-            checkpoint is missing).
+        ServiceError: the default ``policy`` cannot be loaded (e.g. no reference file is
+            usable, or a ``.zip`` while ``training`` is not imported).
     """
     from fastapi import FastAPI, Query, Request
     from fastapi.exceptions import RequestValidationError
@@ -511,14 +515,18 @@ def create_app(policy: str = "reference", max_games: int = 1000):
     return app
 
 
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m training.serve",
+def main(argv: list[str] | None = None, prog: str | None = None) -> int:
+    """Run the service (``argv``: the command-line arguments, default ``sys.argv[1:]``;
+    ``prog``: the command name in ``--help``). Returns the exit code: 0, or 2 when the
+    default ``--policy`` cannot be loaded (message on stderr)."""
+    p = argparse.ArgumentParser(prog=prog,
                                 description="Canasta bots as an HTTP JSON service (docs at /docs).")
     p.add_argument("--host", default="127.0.0.1", help="interface (default: localhost only)")
     p.add_argument("--port", type=int, default=8000)
     p.add_argument("--policy", default="reference",
-                   help="default bot policy: reference (checkpoints/reference/classic.zip), "
-                        "heuristic, random, or a checkpoint path")
+                   help="default bot policy: reference (checkpoints/reference/, the .onnx "
+                        "with onnxruntime), heuristic, random, or a .onnx path (.zip "
+                        "checkpoints: through python -m training.serve)")
     p.add_argument("--max-games", type=int, default=1000, help="games kept in memory")
     p.add_argument("--log-level", default="info")
     args = p.parse_args(argv)
@@ -536,4 +544,4 @@ def main(argv: list[str] | None = None) -> int:
 __all__ = ["Service", "ServiceError", "seat_view", "create_app", "main"]
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(main(prog="python -m canasta_env.bots.service"))
