@@ -33,7 +33,7 @@ The reference policy is one network shipped twice in ``checkpoints/reference/``:
 ``reference`` is the ``.onnx`` when it exists and onnxruntime is installed, else the
 ``.zip`` when it exists and a ``.zip`` loader is registered. The choice depends only on
 what is installed and imported, never on chance; both give the same deterministic
-(argmax) moves (``tests/test_bots_package.py`` checks them on real observations).
+(argmax) moves (``tests/test_reference_policy.py`` checks them on real observations).
 """
 
 from __future__ import annotations
