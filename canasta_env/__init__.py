@@ -2,7 +2,8 @@
 
 ``canasta_env.env(**options)`` is the wrapped environment, ``canasta_env.raw_env`` the
 unwrapped one (both in :mod:`canasta_env.aec`); the pure rules engine is
-:mod:`canasta_env.engine`.
+:mod:`canasta_env.engine`; bots for frontends (computer players, policies by name, the
+HTTP service, terminal play; no torch) are :mod:`canasta_env.bots`.
 
 The environment is loaded on first use, so ``import canasta_env.engine`` never imports
 PettingZoo, Gymnasium or torch. Importing :mod:`canasta_env.aec` (which ``env`` and

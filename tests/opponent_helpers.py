@@ -1,5 +1,5 @@
-"""Shared pieces of the opponent / service / ONNX / play tests: one tiny trained
-checkpoint per test session, and positions from real play."""
+"""Shared pieces of the bot / service / ONNX / play tests: one tiny trained checkpoint
+per test session, and positions and observations from real play."""
 
 from __future__ import annotations
 
@@ -7,8 +7,9 @@ from pathlib import Path
 
 import numpy as np
 
+import canasta_env
 from canasta_env.engine import Game, to_position
-from canasta_env.policies import HeuristicPolicy
+from canasta_env.policies import HeuristicPolicy, RandomPolicy
 
 ROOT = Path(__file__).resolve().parents[1]
 _SMOKE: dict[str, Path] = {}
@@ -47,3 +48,27 @@ def heuristic_positions(seed: int, every: int = 7, limit: int = 40) -> list[dict
         game.apply(pol.act(encode(game, seat), mask))
         n += 1
     return out
+
+
+def observations_from_play(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """``n`` (observation, mask) pairs of the agent on turn while random and heuristic
+    players play hands through ``canasta_env.raw_env`` (seat kinds alternate by hand)."""
+    env = canasta_env.raw_env(starting_scores="sample")
+    obs, masks = [], []
+    hand = 0
+    while len(obs) < n:
+        env.reset(seed=hand)
+        players = [RandomPolicy(seed=hand), HeuristicPolicy()]
+        for agent in env.agent_iter():
+            o, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            obs.append(o["observation"])
+            masks.append(o["action_mask"])
+            seat = env.possible_agents.index(agent)
+            env.step(players[(seat + hand) % 2].act(o["observation"], o["action_mask"]))
+            if len(obs) == n:
+                break
+        hand += 1
+    return np.stack(obs), np.stack(masks)

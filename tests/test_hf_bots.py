@@ -1,6 +1,6 @@
-"""Bots and terminal play in Hand and Foot: training.opponent.Bot plays Hand and Foot
-positions with the 98-action table; ``python -m training.play --variant hand_and_foot``
-plays a hand against the heuristic bots."""
+"""Bots and terminal play in Hand and Foot: canasta_env.bots.Bot plays Hand and Foot
+positions with the 98-action table; ``python -m canasta_env.bots.play --variant
+hand_and_foot`` plays a hand against the heuristic bots."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ import sys
 
 from opponent_helpers import ROOT
 
+from canasta_env.bots import Bot
+from canasta_env.bots.play import play
 from canasta_env.engine import Game, preset, to_position
-from training.opponent import Bot
-from training.play import play
 
 
 def test_bot_plays_hand_and_foot_positions():
@@ -43,7 +43,7 @@ def test_play_a_hand_and_foot_game_in_process():
 
 
 def test_cli_variant_option():
-    r = subprocess.run([sys.executable, "-m", "training.play", "--variant", "hand_and_foot",
+    r = subprocess.run([sys.executable, "-m", "canasta_env.bots.play", "--variant", "hand_and_foot",
                         "--seed", "3"], input="take pile with a wild pair\nquit\n", cwd=ROOT,
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
@@ -54,7 +54,7 @@ def test_cli_variant_option():
 def test_service_plays_hand_and_foot_with_four_bots_and_describes_its_moves():
     from fastapi.testclient import TestClient
 
-    from training.serve import create_app
+    from canasta_env.bots.service import create_app
 
     client = TestClient(create_app(policy="heuristic"))
     r = client.post("/games", json={"seats": ["bot"] * 4, "variant": "hand_and_foot", "seed": 3})

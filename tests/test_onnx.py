@@ -1,5 +1,6 @@
 """training.export_onnx: the exported model's masked argmax equals the torch policy's on
-1,000 observations from real games; the CLI; OnnxPolicy as a bot."""
+1,000 observations from real games; the CLI; canasta_env.bots.onnx_policy.OnnxPolicy as
+a bot."""
 
 from __future__ import annotations
 
@@ -10,39 +11,14 @@ pytest.importorskip("sb3_contrib", reason="the training extra is part of the tes
 ort = pytest.importorskip("onnxruntime", reason="the service extra is part of the test install")
 onnx = pytest.importorskip("onnx")
 
-from opponent_helpers import heuristic_positions, smoke_checkpoint  # noqa: E402
+from opponent_helpers import heuristic_positions, observations_from_play, smoke_checkpoint  # noqa: E402
 
-import canasta_env  # noqa: E402
 from canasta_env import OBS_SIZE  # noqa: E402
+from canasta_env.bots import Bot  # noqa: E402
+from canasta_env.bots.onnx_policy import OnnxPolicy  # noqa: E402
 from canasta_env.engine import NUM_ACTIONS, from_position  # noqa: E402
-from canasta_env.policies import HeuristicPolicy, RandomPolicy  # noqa: E402
 from training.checkpoint import CheckpointPolicy  # noqa: E402
-from training.export_onnx import OnnxPolicy, export_onnx, main  # noqa: E402
-from training.opponent import Bot  # noqa: E402
-
-
-def observations_from_play(n: int) -> tuple[np.ndarray, np.ndarray]:
-    """``n`` (observation, mask) pairs of the agent on turn while random and heuristic
-    players play hands through ``canasta_env.raw_env`` (seat kinds alternate by hand)."""
-    env = canasta_env.raw_env(starting_scores="sample")
-    obs, masks = [], []
-    hand = 0
-    while len(obs) < n:
-        env.reset(seed=hand)
-        players = [RandomPolicy(seed=hand), HeuristicPolicy()]
-        for agent in env.agent_iter():
-            o, _, term, trunc, _ = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            obs.append(o["observation"])
-            masks.append(o["action_mask"])
-            seat = env.possible_agents.index(agent)
-            env.step(players[(seat + hand) % 2].act(o["observation"], o["action_mask"]))
-            if len(obs) == n:
-                break
-        hand += 1
-    return np.stack(obs), np.stack(masks)
+from training.export_onnx import export_onnx, main  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""training.opponent.Bot: decisions from JSON positions, whole turns, validation of seats
+"""canasta_env.bots.Bot: decisions from JSON positions, whole turns, validation of seats
 and positions, the reference / heuristic / random / checkpoint policies."""
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from opponent_helpers import heuristic_positions, smoke_checkpoint
 
+from canasta_env.bots import Bot, NotOnTurnError, PolicySpecError, loader
 from canasta_env.engine import (
     NUM_ACTIONS,
     Game,
@@ -21,9 +22,6 @@ from canasta_env.engine import (
 )
 from canasta_env.observation import encode
 from canasta_env.policies import HeuristicPolicy
-from training import opponent
-from training.opponent import Bot, NotOnTurnError
-from training.policy_loader import PolicySpecError
 
 
 @pytest.fixture(scope="module")
@@ -185,7 +183,8 @@ def test_partner_answers_and_asker_continues(heuristic):
 
 # ----------------------------------------------------------------------------- policies
 def test_reference_policy_missing_is_a_clear_error(monkeypatch, tmp_path):
-    monkeypatch.setattr(opponent, "REFERENCE_CHECKPOINT", tmp_path / "reference" / "classic.zip")
+    monkeypatch.setattr(loader, "REFERENCE_ONNX", tmp_path / "reference" / "classic.onnx")
+    monkeypatch.setattr(loader, "REFERENCE_CHECKPOINT", tmp_path / "reference" / "classic.zip")
     with pytest.raises(PolicySpecError, match=r"reference policy is not available.*does not "
                                               r"exist.*heuristic"):
         Bot("reference")
@@ -228,8 +227,9 @@ def test_checkpoint_and_reference_policies(tmp_path_factory, monkeypatch, positi
         mask[game.legal_actions()] = 1
         want = torch_policy.act(encode(game, game.to_move), mask)
         assert bot.choose(pos, game.to_move)["action"] == want
-    # "reference" loads whatever sits at REFERENCE_CHECKPOINT
-    monkeypatch.setattr(opponent, "REFERENCE_CHECKPOINT", ck)
+    # without a usable .onnx, "reference" loads whatever sits at REFERENCE_CHECKPOINT
+    monkeypatch.setattr(loader, "REFERENCE_ONNX", ck.parent / "missing.onnx")
+    monkeypatch.setattr(loader, "REFERENCE_CHECKPOINT", ck)
     ref = Bot("reference")
     pos = positions[0]
     assert ref.choose(pos, from_position(pos).to_move) == bot.choose(pos, from_position(pos).to_move)

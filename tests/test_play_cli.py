@@ -1,4 +1,4 @@
-"""python -m training.play: a person plays against bots through stdin / stdout."""
+"""python -m canasta_env.bots.play: a person plays against bots through stdin / stdout."""
 
 from __future__ import annotations
 
@@ -8,12 +8,12 @@ import sys
 
 from opponent_helpers import ROOT
 
-from training.opponent import Bot
-from training.play import play
+from canasta_env.bots import Bot
+from canasta_env.bots.play import play
 
 
 def run_cli(args: list[str], stdin: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "training.play", *args], input=stdin,
+    return subprocess.run([sys.executable, "-m", "canasta_env.bots.play", *args], input=stdin,
                           cwd=ROOT, capture_output=True, text=True, timeout=120)
 
 

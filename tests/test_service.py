@@ -1,4 +1,4 @@
-"""training.serve: the HTTP JSON service, in process (FastAPI TestClient) and as a real
+"""canasta_env.bots.service: the HTTP JSON service, in process (FastAPI TestClient) and as a real
 uvicorn process on 127.0.0.1 driven with httpx. Every bad request must be a 4xx with a
 clear JSON message and leave the game exactly as it was."""
 
@@ -19,15 +19,14 @@ httpx = pytest.importorskip("httpx")
 
 from opponent_helpers import ROOT, heuristic_positions, smoke_checkpoint  # noqa: E402
 
+from canasta_env.bots import Bot, loader  # noqa: E402
+from canasta_env.bots.service import create_app, seat_view  # noqa: E402
 from canasta_env.engine import (  # noqa: E402
     Game,
     describe,
     from_position,
     to_position,
 )
-from training import opponent  # noqa: E402
-from training.opponent import Bot  # noqa: E402
-from training.serve import create_app, seat_view  # noqa: E402
 
 with warnings.catch_warnings():
     # starlette >= 1.x suggests httpx2 for its test client; httpx still works
@@ -257,7 +256,8 @@ def test_unknown_game_is_404(client):
     ({"seats": ["bot"] * 4, "bot_policy": "reference"}, 400, "reference policy is not available"),
 ])
 def test_bad_new_game_requests(client, app, monkeypatch, tmp_path, body, status, needle):
-    monkeypatch.setattr(opponent, "REFERENCE_CHECKPOINT", tmp_path / "missing.zip")
+    monkeypatch.setattr(loader, "REFERENCE_ONNX", tmp_path / "missing.onnx")
+    monkeypatch.setattr(loader, "REFERENCE_CHECKPOINT", tmp_path / "missing.zip")
     n = len(app.state.service.games)
     r = client.post("/games", json=body)
     assert r.status_code == status, r.text
@@ -341,7 +341,7 @@ def server():
     port = _free_port()
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "training.serve", "--port", str(port), "--policy", "heuristic",
+        [sys.executable, "-m", "canasta_env.bots.service", "--port", str(port), "--policy", "heuristic",
          "--log-level", "warning"],
         cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
@@ -415,7 +415,8 @@ def test_real_server_bot_game_human_game_and_errors(server):
 
 
 def test_serve_refuses_an_unknown_policy_at_start():
-    r = subprocess.run([sys.executable, "-m", "training.serve", "--policy", "missing/model.zip"],
+    r = subprocess.run([sys.executable, "-m", "canasta_env.bots.service", "--policy",
+                        "missing/model.zip"],
                        cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert r.returncode == 2
     assert "missing/model.zip" in r.stderr and "error:" in r.stderr

@@ -5,7 +5,7 @@
     python -m training.evaluate --a heuristic --b random --games 20
     python -m training.evaluate --a heuristic --b random --hands 1000 --variant hand_and_foot
 
-POLICY is ``random``, ``heuristic`` or a checkpoint path (:mod:`training.policy_loader`).
+POLICY is ``random``, ``heuristic``, ``reference`` or a policy file path (:mod:`canasta_env.bots.loader`).
 
 Duplicate deals: deal ``i`` has an env seed derived from ``--seed`` and ``i``; it is played
 twice through :class:`canasta_env.raw_env`, first with A at seats 0+2 (partnership 0),
@@ -56,10 +56,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from canasta_env import AGENTS, raw_env
+from canasta_env.bots.loader import PolicySpecError, load_policy
 from canasta_env.engine import preset
 from canasta_env.policies import Policy
-
-from .policy_loader import PolicySpecError, load_policy
 
 Z95 = 1.959963984540054
 #: decisions after which a whole-game episode is cut (hand episodes use the env default)

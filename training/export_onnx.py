@@ -2,30 +2,14 @@
 
     python -m training.export_onnx CHECKPOINT OUT.onnx [--opset 17]
 
-The ONNX model is the policy network of a MaskablePPO checkpoint with the action mask
-applied inside:
-
-============  ==========================  ===============================================
-name          type, shape                 meaning
-============  ==========================  ===============================================
-observation   float32 [N, OBS_SIZE]       ``canasta_env.observation.encode(game, seat)``
-                                          (the env's ``obs["observation"]``)
-action_mask   float32 [N, NUM_ACTIONS]    1 = legal, 0 = illegal (the env's int8
-                                          ``obs["action_mask"]`` cast to float32)
-logits        float32 [N, NUM_ACTIONS]    masked action logits, normalised as log
-                                          probabilities over the legal actions; illegal
-                                          actions about -1e8
-============  ==========================  ===============================================
-
-``argmax(logits)`` is the policy's deterministic move; ``softmax(logits)`` its action
-probabilities. These are the same numbers as
-``training.checkpoint.CheckpointPolicy.logits`` (sb3-contrib's masked distribution).
-The batch size N is dynamic. The model's metadata records ``obs_size``, ``num_actions``,
-the checkpoint and the package version.
-
-:class:`OnnxPolicy` runs an exported model with onnxruntime as a
-:class:`canasta_env.policies.Policy` (so ``training.opponent.Bot("model.onnx")`` works
-without torch).
+The ONNX model is the policy network of a MaskablePPO checkpoint (Classic only) with the
+action mask applied inside: inputs ``observation`` float32 ``[N, OBS_SIZE]`` and
+``action_mask`` float32 ``[N, NUM_ACTIONS]``, output ``logits`` float32
+``[N, NUM_ACTIONS]`` (masked log-probabilities, illegal actions about -1e8); the full
+table is in :mod:`canasta_env.bots.onnx_policy`, whose
+:class:`~canasta_env.bots.onnx_policy.OnnxPolicy` runs it with onnxruntime as a
+:class:`canasta_env.policies.Policy` (so ``canasta_env.bots.Bot("model.onnx")`` works
+without torch). The export needs the ``training`` extra and ``onnx``.
 """
 
 from __future__ import annotations
@@ -38,12 +22,8 @@ from pathlib import Path
 import numpy as np
 
 from canasta_env import OBS_SIZE, __version__
+from canasta_env.bots.onnx_policy import INPUTS, MASKED_LOGIT, OUTPUT, OnnxPolicy
 from canasta_env.engine import NUM_ACTIONS
-
-#: value given to illegal actions before normalisation (as sb3-contrib's masking)
-MASKED_LOGIT = -1e8
-INPUTS = ("observation", "action_mask")
-OUTPUT = "logits"
 
 
 def masked_policy_module(policy):
@@ -113,47 +93,6 @@ def export_onnx(checkpoint: str | Path, out: str | Path, opset: int = 17) -> Pat
     onnx.checker.check_model(proto)
     onnx.save(proto, str(out))
     return out
-
-
-class OnnxPolicy:
-    """An exported model as a policy: ``act(observation, action_mask)`` is the argmax
-    of the masked logits (always a legal action). Needs ``onnxruntime``.
-
-    Raises:
-        ValueError: the file is not a model with this package's inputs and sizes.
-    """
-
-    def __init__(self, path: str | Path) -> None:
-        import onnxruntime as ort
-
-        self.name = str(path)
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = 1
-        opts.inter_op_num_threads = 1
-        try:
-            self.session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
-        except Exception as e:  # noqa: BLE001 - onnxruntime raises its own exception types
-            raise ValueError(f"cannot load ONNX model {path}: {e}") from None
-        shapes = {i.name: i.shape for i in self.session.get_inputs()}
-        if set(shapes) != set(INPUTS) or shapes["observation"][1] != OBS_SIZE or \
-                shapes["action_mask"][1] != NUM_ACTIONS:
-            raise ValueError(f"ONNX model {path} has inputs {shapes}; this canasta_env needs "
-                             f"observation [N, {OBS_SIZE}] and action_mask [N, {NUM_ACTIONS}]")
-
-    def reset(self, seed: int | None = None) -> None:
-        pass
-
-    def logits(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
-        """Masked logits for a batch ``[N, OBS_SIZE]`` (or one observation)."""
-        obs = np.asarray(observation, dtype=np.float32)
-        mask = np.asarray(action_mask, dtype=np.float32)
-        single = obs.ndim == 1
-        out = self.session.run([OUTPUT], {"observation": obs.reshape(-1, OBS_SIZE),
-                                          "action_mask": mask.reshape(-1, NUM_ACTIONS)})[0]
-        return out[0] if single else out
-
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        return int(np.argmax(self.logits(observation, action_mask)))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -21,8 +21,9 @@ import itertools
 import json
 import sys
 
+from canasta_env.bots.loader import PolicySpecError, load_policy
+
 from .evaluate import opening_levels, play_match, summarize
-from .policy_loader import PolicySpecError, load_policy
 
 
 def round_robin(policies: list[str], hands: int, *, seed: int = 0, variant: str = "classic",

@@ -101,8 +101,9 @@ def make_vec_env(cfg: TrainConfig):
 def build_callbacks(cfg: TrainConfig, run_dir: Path, pretrain: dict | None = None):
     from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 
+    from canasta_env.bots.loader import load_policy
+
     from .evaluate import evaluate_policies
-    from .policy_loader import load_policy
 
     class Hparams(BaseCallback):
         """Writes the resolved config to TensorBoard as a text table, once."""

@@ -1,8 +1,8 @@
 """Computer opponents for other frontends: a :class:`Bot` that plays from a JSON position.
 
-    from training.opponent import Bot
+    from canasta_env.bots import Bot
 
-    bot = Bot("heuristic")                    # or "reference", "random", a checkpoint .zip
+    bot = Bot("heuristic")                    # or "reference", "random", a .onnx / .zip file
     move = bot.choose(position, seat=1)       # {"action": 6, "description": "meld 4: 3 naturals"}
     position, moves = bot.play_turn(position, seat=1)   # the bot's whole turn
 
@@ -14,26 +14,27 @@ and the legal-action mask, exactly like the policies in training and evaluation.
 ==================  =================================================================
 policy              meaning
 ==================  =================================================================
-``"reference"``     the shipped reference policy, :data:`REFERENCE_CHECKPOINT`
-                    (``checkpoints/reference/classic.zip``); needs the training extra
+``"reference"``     the shipped reference policy (``checkpoints/reference/``: the
+                    ``.onnx`` with onnxruntime, else the ``.zip`` with the training
+                    extra; see :func:`canasta_env.bots.loader.reference_path`)
 ``"heuristic"``     :class:`canasta_env.policies.HeuristicPolicy` (rule-based, fast)
 ``"random"``        :class:`canasta_env.policies.RandomPolicy` (uniform legal moves)
-a ``.zip`` path     a MaskablePPO checkpoint (see :mod:`training.checkpoint`; needs the
-                    training extra)
-a ``.onnx`` path    a policy exported by :mod:`training.export_onnx` (needs
-                    onnxruntime only)
+a ``.onnx`` path    a policy exported by ``python -m training.export_onnx``
+                    (:class:`~canasta_env.bots.onnx_policy.OnnxPolicy`; onnxruntime only)
+a ``.zip`` path     a MaskablePPO checkpoint: needs the training extra, and ``training``
+                    imported (it registers the loader; see :mod:`canasta_env.bots.loader`)
 ==================  =================================================================
 
 Errors are ``ValueError`` subclasses with a message saying what is wrong:
 :class:`~canasta_env.engine.PositionError` (malformed position),
 :class:`NotOnTurnError` (the seat is not to move, or the hand is over),
-:class:`~training.policy_loader.PolicySpecError` /
-:class:`~training.checkpoint.CheckpointError` (unknown policy, missing or bad checkpoint).
+:class:`~canasta_env.bots.loader.PolicySpecError` (unknown policy, missing file, a
+``.zip`` without the training package) and the loaders' own errors for a bad file
+(``training.checkpoint.CheckpointError``, ``ValueError`` from ``OnnxPolicy``).
 """
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -47,50 +48,14 @@ from canasta_env.engine import (
 )
 from canasta_env.observation import encode
 
-from .policy_loader import REFERENCE_CHECKPOINT, PolicySpecError, load_policy
+from .loader import PolicySpecError, load_policy
 
-__all__ = ["Bot", "NotOnTurnError", "PositionError", "PolicySpecError", "REFERENCE_CHECKPOINT",
-           "load_bot_policy", "position_game", "resolve_policy_spec"]
+__all__ = ["Bot", "NotOnTurnError", "PositionError", "PolicySpecError", "move_record",
+           "position_game"]
 
 
 class NotOnTurnError(ValueError):
     """The seat asked to move is not the seat on turn (or nobody is: the hand is over)."""
-
-
-def resolve_policy_spec(spec: str) -> str:
-    """The spec :func:`training.policy_loader.load_policy` understands: ``"reference"``
-    becomes the path of :data:`REFERENCE_CHECKPOINT`, other specs pass through.
-
-    Raises:
-        PolicySpecError: ``"reference"`` while the reference checkpoint is not there.
-    """
-    if not isinstance(spec, str) or not spec.strip():
-        raise PolicySpecError(f"a bot policy must be 'reference', 'heuristic', 'random' or a "
-                              f"checkpoint path, got {spec!r}")
-    if spec.strip().lower() == "reference":
-        if not REFERENCE_CHECKPOINT.is_file():
-            raise PolicySpecError(
-                f"the reference policy is not available: {REFERENCE_CHECKPOINT} does not exist "
-                f"(the trained reference checkpoint is committed separately from the code). "
-                f"Use policy 'heuristic', 'random' or a checkpoint path instead.")
-        return str(REFERENCE_CHECKPOINT)
-    return spec.strip()
-
-
-def load_bot_policy(spec: str):
-    """The :class:`canasta_env.policies.Policy` for a bot spec (see the module table).
-
-    Raises:
-        PolicySpecError, CheckpointError: see the module docstring.
-    """
-    spec = resolve_policy_spec(spec)
-    if spec.lower().endswith(".onnx"):
-        if not Path(spec).is_file():
-            raise PolicySpecError(f"unknown policy {spec!r}: no ONNX model at {spec}")
-        from .export_onnx import OnnxPolicy
-
-        return OnnxPolicy(spec)
-    return load_policy(spec)
 
 
 def _check_seat(seat: Any) -> int:
@@ -129,19 +94,22 @@ class Bot:
     """A computer player for any seat of a position.
 
     Args:
-        policy: ``"reference"`` (default), ``"heuristic"``, ``"random"`` or a checkpoint
-            path; or an object with ``act(observation, action_mask) -> int``.
+        policy: ``"reference"`` (default), ``"heuristic"``, ``"random"`` or a policy
+            file path (``.onnx``, ``.zip``); or an object with
+            ``act(observation, action_mask) -> int``.
 
     Raises:
-        PolicySpecError: unknown spec, or ``"reference"`` while the reference checkpoint
-            is missing (the message says so).
-        CheckpointError: a checkpoint that cannot be loaded or does not fit this env.
+        PolicySpecError: unknown spec, a missing file, a ``.zip`` while ``training`` is
+            not imported, or ``"reference"`` while no reference file is usable (the
+            message says so).
+        ValueError: a file its loader cannot read (``OnnxPolicy``'s error,
+            ``training.checkpoint.CheckpointError``).
     """
 
     def __init__(self, policy: Any = "reference") -> None:
         if isinstance(policy, str):
             self.name = policy.strip()
-            self.policy = load_bot_policy(policy)
+            self.policy = load_policy(policy)
         elif callable(getattr(policy, "act", None)):
             self.name = getattr(policy, "name", type(policy).__name__)
             self.policy = policy

@@ -1,0 +1,57 @@
+"""Bots for frontends: computer players, policies by name, the HTTP service, terminal play.
+
+    from canasta_env.bots import Bot
+
+    bot = Bot("heuristic")                    # or "reference", "random", "model.onnx"
+    move = bot.choose(position, seat=1)       # {"action": 6, "description": "meld 4: 3 naturals"}
+    position, moves = bot.play_turn(position, seat=1)   # the bot's whole turn
+
+==================================  =====================================================
+module                              what it holds
+==================================  =====================================================
+:mod:`canasta_env.bots.bot`         :class:`Bot`: decisions and whole turns from a JSON
+                                    position, for any seat
+:mod:`canasta_env.bots.loader`      :func:`load_policy`: ``random``, ``heuristic``,
+                                    ``reference``, a ``.onnx`` / ``.zip`` path;
+                                    :func:`register_loader` for more file kinds
+:mod:`canasta_env.bots.onnx_policy` ``OnnxPolicy``: an exported policy run by
+                                    onnxruntime
+:mod:`canasta_env.bots.service`     the HTTP JSON service (FastAPI):
+                                    ``python -m canasta_env.bots.service``
+:mod:`canasta_env.bots.play`        play in the terminal:
+                                    ``python -m canasta_env.bots.play``
+==================================  =====================================================
+
+Needs numpy and the engine; ONNX policies need onnxruntime, the service FastAPI and
+uvicorn (the ``bots`` extra). Nothing here imports torch or the ``training`` package:
+MaskablePPO checkpoints (``.zip``) load once ``training`` is imported, which registers
+their loader (``python -m training.serve`` / ``training.play``, ``canasta-serve`` /
+``canasta-play``). Importing this package does not import the service or terminal play.
+"""
+
+from .bot import Bot, NotOnTurnError, move_record, position_game
+from .loader import (
+    REFERENCE_CHECKPOINT,
+    REFERENCE_DIR,
+    REFERENCE_ONNX,
+    PolicySpecError,
+    load_policy,
+    reference_path,
+    register_loader,
+    registered_suffixes,
+)
+
+__all__ = [
+    "Bot",
+    "NotOnTurnError",
+    "PolicySpecError",
+    "REFERENCE_CHECKPOINT",
+    "REFERENCE_DIR",
+    "REFERENCE_ONNX",
+    "load_policy",
+    "move_record",
+    "position_game",
+    "reference_path",
+    "register_loader",
+    "registered_suffixes",
+]
