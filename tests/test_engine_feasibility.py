@@ -335,6 +335,7 @@ def test_pickup_with_one_pending_card_then_going_out():
     play(g, *["add natural to K meld"] * 3)
     assert g.phase == Phase.MELD and g.opened == [True, False]
     play(g, "add natural to K meld")
-    assert legal_names(g) == ["ask partner: may I go out?", "discard 9"]
+    # no asking: a "no" would leave the one-card hand nothing legal (docs/RULES.md §2.12)
+    assert legal_names(g) == ["discard 9"]
     play(g, "discard 9")
     assert g.went_out == 0 and g.sheets[0].canasta_bonus == 500

@@ -86,20 +86,30 @@ def test_partner_says_no_the_player_may_not_go_out_this_turn():
     assert g.hand_over is False and g.current == 1
 
 
-def test_asking_after_melding_down_to_one_card_only_yes_is_possible():
+def test_asking_after_melding_down_to_one_card_is_not_offered():
+    # the Classic example (a K canasta, hand Q Q Q + one card): once the Qs are
+    # melded a "no" would leave the one-card hand nothing legal, so asking is no longer
+    # offered -- the partner's answer is never forced (docs/RULES.md §2.12)
     g = melding("Q Q Q 5")
     play(g, "meld Q: 3 naturals")
-    assert legal_names(g) == ["ask partner: may I go out?", "discard 5"]
+    assert legal_names(g) == ["discard 5"]
+    g = melding("Q Q Q 9")
     play(g, "ask partner: may I go out?")
-    assert legal_names(g) == ["answer yes"]  # "no" would leave no legal way to finish
+    assert legal_names(g) == ["answer yes", "answer no"]
 
 
 def test_ask_partner_required_option():
     g = melding("Q Q Q 5", options={"ask_partner_required": True})
-    play(g, "meld Q: 3 naturals")
-    assert legal_names(g) == ["ask partner: may I go out?"]
-    play(g, "ask partner: may I go out?", "answer yes", "discard 5")
+    # melding the Qs first would need a yes that could then no longer be asked for (a no
+    # would strand the one-card hand): the player asks first
+    assert legal_names(g) == ["ask partner: may I go out?", "discard 5", "discard Q"]
+    play(g, "ask partner: may I go out?")
+    assert legal_names(g) == ["answer yes", "answer no"]
+    play(g, "answer yes", "meld Q: 3 naturals", "discard 5")
     assert g.went_out == 0
+    g = melding("Q Q Q 5", options={"ask_partner_required": True})
+    play(g, "ask partner: may I go out?", "answer no")
+    assert legal_names(g) == ["discard 5", "discard Q"]
     g = melding("Q Q Q", options={"ask_partner_required": True})
     assert legal_names(g) == ["ask partner: may I go out?", "discard Q"]
 
@@ -125,10 +135,11 @@ def test_concealed_going_out_from_stock_needs_no_minimum_and_scores_200():
     assert legal_names(g) == ["meld 4: 3 naturals", "ask partner: may I go out?",
                               "discard 4", "discard 9"]
     play(g, "meld 4: 3 naturals")
-    # committed: only the moves that still lead out
-    assert legal_names(g) == ["add natural to 4 meld", "ask partner: may I go out?"]
+    # committed: only the moves that still lead out (asking no more: a no would strand
+    # the unopened partnership below its minimum)
+    assert legal_names(g) == ["add natural to 4 meld"]
     play(g, *["add natural to 4 meld"] * 4)
-    assert legal_names(g) == ["ask partner: may I go out?", "discard 9"]
+    assert legal_names(g) == ["discard 9"]
     play(g, "discard 9")
     assert g.went_out == 0 and g.concealed is True
     assert g.sheets[0].as_dict() == {
@@ -147,7 +158,7 @@ def test_concealed_after_taking_the_pile_still_needs_the_minimum():
     assert g.phase == Phase.MELD and g.opened == [True, False]
     play(g, *["add natural to A meld"] * 4)
     assert to_position(g)["melds"][0] == {"A": meld(7)}
-    assert legal_names(g) == ["ask partner: may I go out?", "discard 9"]
+    assert legal_names(g) == ["discard 9"]
     play(g, "discard 9")
     assert g.went_out == 0 and g.concealed is True
     assert (g.sheets[0].table, g.sheets[0].canasta_bonus, g.sheets[0].going_out) == \
@@ -198,7 +209,6 @@ def test_going_out_by_taking_a_one_card_pile_with_the_last_pair():
     g = build(hands=("K", S1, S2, S3), melds=({"4": meld(7), "K": meld(3)}, {}), pile="K",
               options={"one_card_pile_restriction": False})
     play(g, "take pile onto our meld")
-    assert legal_names(g) == ["add natural to K meld", "ask partner: may I go out?",
-                              "discard K"]
+    assert legal_names(g) == ["add natural to K meld", "discard K"]
     play(g, "add natural to K meld")
     assert g.went_out == 0 and g.hand_over and to_position(g)["melds"][0]["K"] == meld(5)

@@ -73,16 +73,16 @@ def test_partner_answers_no_and_the_asker_may_not_go_out():
     assert raw.agent_selection == "player_1" and not any(raw.terminations.values())
 
 
-def test_partner_may_not_answer_no_when_the_asker_could_not_continue():
-    # with asking required the asker melds first, holding one card: "no" would strand it
+def test_the_partner_may_always_answer_no():
+    # with asking required, melding the kings first would leave one card that only a
+    # yes could play, and a "no" would strand it: that meld is not offered before
+    # asking, and the partner's answer is a free choice (docs/RULES.md §2.12)
     raw = _ask_position(ask_partner_required=True)
-    meld_k = A.start_meld(KING, 0)
-    assert meld_k in _mask(raw, "player_0")
-    raw.step(meld_k)
     mask = _mask(raw, "player_0")
-    assert A.discard(FIVE) not in mask and A.ASK_PARTNER in mask  # not out without asking
+    assert A.start_meld(KING, 0) not in mask and A.ASK_PARTNER in mask
+    assert mask == {A.ASK_PARTNER, A.discard(FIVE), A.discard(KING)}
     _ask(raw)
-    assert _mask(raw, "player_2") == {A.ANSWER_YES}
+    assert _mask(raw, "player_2") == {A.ANSWER_YES, A.ANSWER_NO}
 
 
 def test_asking_in_random_play_hands_the_turn_to_the_partner():
@@ -102,7 +102,7 @@ def test_asking_in_random_play_hands_the_turn_to_the_partner():
                 partner = AGENTS[(seat + 2) % 4]
                 assert raw.agent_selection == partner
                 answer_mask = _mask(raw, partner)
-                assert A.ANSWER_YES in answer_mask and answer_mask <= {A.ANSWER_YES, A.ANSWER_NO}
+                assert answer_mask == {A.ANSWER_YES, A.ANSWER_NO}  # always a free choice
                 assert all(not _mask(raw, a) for a in AGENTS if a != partner)
                 answer = rng.choice(sorted(answer_mask))
                 raw.step(answer)

@@ -2,7 +2,8 @@
 MELD the engine lists a meld, ask or discard iff the raw Hand and Foot rules allow it
 *and* the turn can still be finished legally (closed books at 7, wilds at most half the
 naturals, wild melds, 2 clean + 2 dirty books and the foot to go out, asking partner
-first, the opening minimum of the round). Checked against an independent brute-force
+first -- whose answer is the partner's free choice, so asking must leave a way to
+finish after either answer --, the opening minimum of the round). Checked against an independent brute-force
 search over the raw rules in many random positions."""
 
 import random
@@ -99,8 +100,9 @@ def oracle(in_foot, opened, minimum, drew_stock):
             n = list(nat)
             n[BLACK_THREE] += b3
             add(A.MELD_BLACK_THREES, h, n, wild, wm, books, 5 * b3, True)
-        if in_foot and asked == 0 and not must_out:
-            out.append((A.ASK_PARTNER, (hand, nat, wild, wm, books, tp, laid, must_out, 1)))
+        if in_foot and asked == 0 and not must_out:  # the partner answers yes or no
+            out.append((A.ASK_PARTNER, ("ask", (hand, nat, wild, wm, books, tp, laid, must_out, 1),
+                                        (hand, nat, wild, wm, books, tp, laid, must_out, 2))))
         size = sum(hand)
         for c in DISCARDABLE:
             if hand[c]:
@@ -119,20 +121,27 @@ def oracle(in_foot, opened, minimum, drew_stock):
             if not in_foot:
                 return opened_now  # melded out: the foot is picked up, play on
             return can_go_out(books, opened_now, asked)
-        for _, nxt in moves(hand, nat, wild, wm, books, tp, laid, must_out, asked):
-            if nxt is None or completable(*nxt):
-                return True
-        return False
+        return any(ok(nxt) for _, nxt in moves(hand, nat, wild, wm, books, tp, laid,
+                                                 must_out, asked))
 
-    return moves, completable
+    def ok(nxt):
+        """Can the turn be finished after a move? After asking, whatever the partner
+        answers (the answer is the partner's free choice)."""
+        if nxt is None:
+            return True
+        if nxt[0] == "ask":
+            return completable(*nxt[1]) and completable(*nxt[2])
+        return completable(*nxt)
+
+    return moves, completable, ok
 
 
 def oracle_legal(hand, nat, wild, wm, books, in_foot, opened, minimum, tp, laid, drew_stock):
     """Legal action ids of phase MELD by brute force."""
-    moves, completable = oracle(in_foot, opened, minimum, drew_stock)
+    moves, _, ok = oracle(in_foot, opened, minimum, drew_stock)
     legal = []
     for a, nxt in moves(tuple(hand), tuple(nat), tuple(wild), wm, books, tp, laid, False, 0):
-        if nxt is None or completable(*nxt):
+        if ok(nxt):
             legal.append(a)
     return sorted(legal)
 
@@ -144,7 +153,7 @@ def oracle_takes(g):
     with the top card and hand cards (phase PICKUP, melds only), then collects."""
     (hand, nat, wild, wm, books, in_foot, opened, minimum, tp, laid,
      _) = engine_view(g)
-    moves, completable = oracle(in_foot, opened, minimum, False)
+    moves, completable, _ = oracle(in_foot, opened, minimum, False)
     top = g.pile[-1]
     rest = [c for c in g.pile[-7:-1] if c != 3]
     out = []

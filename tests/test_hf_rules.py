@@ -193,11 +193,13 @@ def test_row_going_out_needs_four_books_the_foot_and_partner():
     assert "ask partner: may I go out?" not in legal_names(pos(three_clean))
     assert "ask partner: may I go out?" not in legal_names(pos(FOUR_BOOKS, in_foot=False))
     g = pos(FOUR_BOOKS)
-    play(g, "add natural to 4 meld", "add natural to 4 meld")
-    assert legal_names(g) == ["ask partner: may I go out?"]  # one card: must ask first
+    play(g, "add natural to 4 meld")
+    # the second 4 would leave one card that only a yes could play, and a no would
+    # strand it: the player must ask before melding down to one card
+    assert legal_names(g) == ["ask partner: may I go out?", "discard 4", "discard 9"]
     play(g, "ask partner: may I go out?")
-    assert g.to_move == 2 and legal_names(g) == ["answer yes"]  # no would strand seat 0
-    play(g, "answer yes", "discard 9")
+    assert g.to_move == 2 and legal_names(g) == ["answer yes", "answer no"]
+    play(g, "answer yes", "add natural to 4 meld", "discard 9")
     assert g.hand_over and g.went_out == 0
 
 

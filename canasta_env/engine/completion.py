@@ -4,7 +4,11 @@ The engine lists an action as legal only if, after it, some sequence of legal ac
 finishes the turn (``docs/RULES.md`` §6): an opening under way can still reach its
 minimum (§2.8), a pile taken for the opening can still be collected (§2.10), a player who
 must go out (partner said yes, §2.12, or black 3s were melded, §2.6) still can, and a
-player who may not go out keeps two cards (§2.11). :func:`turn_feasible` answers that
+player who may not go out keeps two cards (§2.11). The partner's answer to "may I go
+out?" is the partner's free choice (§2.12): asking is offered only while both answers
+leave a way to finish, so when asking is required before going out
+(``ask_partner_required``), a turn not yet answered "yes" is completable exactly when it
+can be finished without going out. :func:`turn_feasible` answers that
 for a hypothetical state of the current player's turn: with Classic's exact formulas of
 :mod:`.feasibility`, or, under Hand and Foot's meld rules (closed books, the half-naturals
 wild limit, wild-card melds, the foot; §3.4-§3.8), with the exact searches of
@@ -79,10 +83,8 @@ def turn_feasible(s: State, hand, nat, wild, tp: int, laid: bool, pending: list[
             return True
     if s.no_discard or asked == ASKED_NO:
         return False
-    # going out needs a "yes" first when asking is required; once committed to going
-    # out (black 3s melded) the player can no longer ask
-    if o.ask_partner_required and asked != ASKED_YES and (size == 0 or must_out):
-        return False
+    if o.ask_partner_required and asked != ASKED_YES:
+        return False  # going out needs a yes, asked only while a no could be obeyed
     have = 0
     csize = o.canasta_size
     for r in MELD_RANKS:
@@ -212,8 +214,8 @@ def turn_feasible_exact(s: State, hand, nat, wild, tp: int, laid: bool, pending,
             return True
     if s.no_discard or asked == ASKED_NO:
         return False
-    if o.ask_partner_required and asked != ASKED_YES and (size == 0 or must_out):
-        return False
+    if o.ask_partner_required and asked != ASKED_YES:
+        return False  # going out needs a yes, asked only while a no could be obeyed
     args = (have_c, have_d, o.clean_books_to_go_out, o.dirty_books_to_go_out,
             o.canastas_to_go_out)
     if size == 0:

@@ -239,8 +239,12 @@ def legal_meld(s: State) -> list[int]:
                          s.asked, s.drew_stock):
             legal.append(A.MELD_BLACK_THREES)
         hand[BLACK_THREE] = b3
+    # asking partner: only while both answers leave a way to finish the turn (§2.12)
     if s.asked == NOT_ASKED and not s.no_discard and not s.must_out:
-        if turn_feasible(s, hand, nat, wild, tp0, s.laid, None, True, ASKED_YES, s.drew_stock):
+        if turn_feasible(s, hand, nat, wild, tp0, s.laid, None, False, ASKED_NO,
+                         s.drew_stock) and \
+                turn_feasible(s, hand, nat, wild, tp0, s.laid, None, True, ASKED_YES,
+                              s.drew_stock):
             legal.append(A.ASK_PARTNER)
     if s.no_discard:
         if opened or not s.laid:
@@ -287,19 +291,10 @@ def may_go_out_now(s: State, team: int) -> bool:
 
 # ---------------------------------------------------------------------- phase ANSWER
 def legal_answer(s: State) -> list[int]:
-    """Phase ``ANSWER`` (``docs/RULES.md`` §2.12): "yes" (asking was offered only if the
-    asker can then go out), and "no" when the asker can then finish the turn without
-    going out."""
-    seat = s.current
-    team = seat & 1
-    hand = s.hands[seat]
-    nat = s.nat[team]
-    wild = s.wild(team)
-    legal = [A.ANSWER_YES]  # ASK was listed only if going out is feasible
-    if turn_feasible(s, hand, nat, wild, s.turn_points, s.laid, None, s.must_out,
-                     ASKED_NO, s.drew_stock):
-        legal.append(A.ANSWER_NO)
-    return legal
+    """Phase ``ANSWER`` (``docs/RULES.md`` §2.12): "yes" and "no", always both: the answer
+    is the partner's free choice, and asking was offered only while the asker could obey
+    either (:func:`legal_meld`)."""
+    return [A.ANSWER_YES, A.ANSWER_NO]
 
 
 # ---------------------------------------------------------------------- explanations
