@@ -39,8 +39,9 @@ An illegal action raises :class:`~canasta_env.engine.IllegalActionError` in
 ``raw_env``; ``env()`` wraps with PettingZoo's ``TerminateIllegalWrapper`` (the
 offender gets ``illegal_reward``, the episode ends).
 
-Variants: ``variant="classic"`` (default) or ``variant="hand_and_foot"`` (SPEC section
-3; every rules option of :class:`~canasta_env.engine.RulesOptions` can still be changed).
+Variants: ``variant="classic"`` (default) or ``variant="hand_and_foot"`` (docs/RULES.md §3;
+every rules option of :class:`~canasta_env.engine.RulesOptions` can still be changed).
+The environment contract: docs/RULES.md §7.
 
 Version history: v0 — first release; Hand and Foot variant added (Classic unchanged).
 """

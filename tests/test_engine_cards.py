@@ -1,5 +1,5 @@
-"""Card values (SPEC 1), deck composition (SPEC 2 deal), the action table (SPEC 4) and
-the engine's independence from PettingZoo / Gymnasium / torch."""
+"""Card values (docs/RULES.md §1.1), deck composition (docs/RULES.md §2.2), the action
+table (docs/RULES.md §5) and the engine's independence from PettingZoo / Gymnasium / torch."""
 
 import subprocess
 import sys

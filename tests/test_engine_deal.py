@@ -1,6 +1,6 @@
-"""Deal (SPEC 2 "Deal", seeds/001 "Shuffle and Deal", "Red Threes in the Initial Hands"):
-108 cards, 11 each dealt one at a time clockwise from the dealer's left, the upcard, the
-frozen start, red 3s in the initial hands, first player, dealer rotation."""
+"""Deal (docs/RULES.md §2.2, from the deal sheet: shuffle and deal, red 3s in the initial
+hands): 108 cards, 11 each dealt one at a time clockwise from the dealer's left, the
+upcard, the frozen start, red 3s in the initial hands, first player, dealer rotation."""
 
 import random
 

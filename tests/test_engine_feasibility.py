@@ -1,8 +1,8 @@
-"""Exactness of the "no dead ends" legality (SPEC 2 opening minimum, taking the pile,
-going out, keep two cards; SPEC 4 "Masks"): the engine lists a take, meld or discard iff
-the rules allow it *and* the turn can still be finished legally. Checked against an
-independent brute-force search over the raw rules in many random positions (phases DRAW,
-PICKUP and MELD)."""
+"""Exactness of the "no dead ends" legality (docs/RULES.md §6: opening minimum §2.8, taking
+the pile §2.10, going out and keeping two cards §2.11): the engine lists a take, meld or
+discard iff the rules allow it *and* the turn can still be finished legally. Checked
+against an independent brute-force search over the raw rules in many random positions
+(phases DRAW, PICKUP and MELD)."""
 
 import random
 from functools import lru_cache

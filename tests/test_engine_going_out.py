@@ -1,5 +1,5 @@
-"""Going out (SPEC 2 "Going out", "Asking partner", "Concealed going out"; seeds/002
-"Concealed going out", "Check concealed exits without doubling the bonus")."""
+"""Going out (docs/RULES.md §2.11), asking partner (§2.12) and concealed going out (§2.13,
+including the score sheet's rule: 200 in all, not 100 + 200)."""
 
 from engine_helpers import build, legal_names, meld, play
 

@@ -1,6 +1,6 @@
-"""Meld rules (SPEC 2 "Melds", "Canasta", "Black 3s"): at least 2 naturals, at most 3
-wild cards, one meld per rank per partnership, never onto the opponents' melds, no
-all-wild melds, black 3s only when going out, canastas natural / mixed."""
+"""Meld rules (docs/RULES.md §2.3, §2.4, §2.6): at least 2 naturals, at most 3 wild cards,
+one meld per rank per partnership, never onto the opponents' melds, no all-wild melds,
+black 3s only when going out, canastas natural / mixed."""
 
 from engine_helpers import build, cards, legal_names, meld, play
 

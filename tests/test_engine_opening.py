@@ -1,8 +1,8 @@
-"""Opening minimum (SPEC 2 "Opening minimum", seeds/001 table, seeds/002 "Opening points
-are not the same as your score"): thresholds by cumulative score, several melds add up,
-only cards laid that turn, red 3s never count, pile openings count the top card and hand
-cards only and the pile waits (phase PICKUP) until the minimum is met, and an opening that
-cannot be completed is never offered."""
+"""Opening minimum (docs/RULES.md §2.8: the deal sheet's table by score, and the score
+sheet's "opening points are not your score"; pile openings §2.10): thresholds by cumulative
+score, several melds add up, only cards laid that turn, red 3s never count, pile openings
+count the top card and hand cards only and the pile waits (phase PICKUP) until the minimum
+is met, and an opening that cannot be completed is never offered."""
 
 import pytest
 from engine_helpers import build, cards, legal_names, meld, play

@@ -1,5 +1,5 @@
-"""Rules options (SPEC 2 options, SPEC 4 "bad options get a clear error at construction"):
-defaults from the sources, presets, validation."""
+"""Rules options (docs/RULES.md §2 and §4; bad options get a clear error at construction,
+docs/RULES.md §7): defaults from the sources, presets, validation."""
 
 import pytest
 

@@ -1,6 +1,6 @@
-"""The discard pile (SPEC 2 "Black 3s", "Frozen pile", "Taking the pile", "Red 3s"):
-stop cards, freezing, the three ways to take, red 3 upcards taken with the pile, the
-one-card-pile restriction."""
+"""The discard pile (docs/RULES.md §2.6 black 3s, §2.9 frozen pile, §2.10 taking the pile,
+§2.5 red 3s): stop cards, freezing, the three ways to take, red 3 upcards taken with the
+pile, the one-card-pile restriction."""
 
 from engine_helpers import build, cards, legal_names, meld, play, total_cards
 

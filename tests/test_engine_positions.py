@@ -1,6 +1,6 @@
-"""The JSON position format (SPEC 4 "A position ... can be saved to and loaded from a
-documented JSON format"): round trips mid-turn, and clear PositionErrors for malformed
-positions."""
+"""The JSON position format (docs/RULES.md §7 "Positions": any position can be saved to and
+loaded from a documented JSON format): round trips mid-turn, and clear PositionErrors for
+malformed positions."""
 
 import copy
 import json

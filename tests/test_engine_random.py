@@ -1,5 +1,5 @@
 """Random-play invariants over thousands of seeded hands, JSON round trips at random
-points, and a seeded random game to 5,000 (SPEC 2; SPEC 4 "Masks", "A position ...")."""
+points, and a seeded random game to 5,000 (docs/RULES.md §2; §6 masks; §7 positions)."""
 
 import random
 

@@ -1,7 +1,7 @@
-"""Scoring (SPEC 2 "Red 3s", "Scoring a hand", "Game end"; seeds/002 worked examples):
-the score-sheet rows and their order, red 3 bonuses and penalties, the Team A / Team B
-example played to the end, the 570 and 1,430 examples, game end at 5,000 with ties, the
-deal passing clockwise."""
+"""Scoring (docs/RULES.md §2.5 red 3s, §2.15 scoring a hand with the score sheet's worked
+examples, §2.16 game end): the score-sheet rows and their order, red 3 bonuses and
+penalties, the Team A / Team B example played to the end, the 570 and 1,430 examples, game
+end at 5,000 with ties, the deal passing clockwise."""
 
 import pytest
 from engine_helpers import build, cards, exhausted, meld, play
@@ -24,7 +24,7 @@ def hand(text: str):
     return names_to_counts(cards(text))
 
 
-# seeds/002 "Complete Classic Canasta score example", melds built to give its rows
+# the score sheet's complete Classic example (docs/RULES.md §2.15), melds built to give its rows
 TEAM_A = {"A": (7, 0, 0), "K": (5, 2, 0), "Q": (4, 1, 0), "9": (3, 0, 1), "5": (4, 0, 0)}
 TEAM_B = {"10": (5, 0, 2), "J": (3, 1, 0), "Q": (3, 0, 1), "8": (6, 0, 0), "4": (4, 0, 0)}
 
@@ -48,7 +48,7 @@ def test_seed_002_team_a_and_team_b_with_score_partnership():
 
 def test_seed_002_example_played_to_the_end():
     # seat 0 adds its 5 to the 5 meld and goes out by discarding the 6; the final table,
-    # red 3s and hands are exactly those of the seeds/002 example
+    # red 3s and hands are exactly those of the score sheet's example (docs/RULES.md §2.15)
     melds_a = {k: meld(*v) for k, v in TEAM_A.items()}
     melds_a["5"] = meld(3)  # the fourth 5 is still in seat 0's hand
     g = build(hands=("5 6", "K K K 9 9 9 9 9", "A 2 2 8 8",

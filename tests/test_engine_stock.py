@@ -1,7 +1,7 @@
-"""Stock exhausted (SPEC 2 "Stock exhausted"): declining the pile ends the hand, forced
-take when the top matches a meld of the partnership and the pile is not frozen, a red 3
-as the last stock card ends the hand (option: may meld), no going-out bonus; the opening
-minimum is never charged on the score."""
+"""Stock exhausted (docs/RULES.md §2.14): declining the pile ends the hand, forced take
+when the top matches a meld of the partnership and the pile is not frozen, a red 3 as the
+last stock card ends the hand (option: may meld), no going-out bonus; the opening minimum
+is never charged on the score."""
 
 from engine_helpers import build, cards, exhausted, legal_names, meld, play
 

@@ -1,5 +1,5 @@
-"""PettingZoo conformance and the environment's surface (SPEC 4): api_test and seed_test
-for several option sets, registration, metadata, rendering, option errors, the
+"""PettingZoo conformance and the environment's surface (docs/RULES.md §7): api_test and
+seed_test for several option sets, registration, metadata, rendering, option errors, the
 illegal-move convention of ``env()``, truncation, determinism independent of global RNGs,
 and the README's quick start."""
 

@@ -1,5 +1,5 @@
-"""No hidden information leaks into an observation (SPEC 4 "Observation": another seat's
-hidden cards must never change it).
+"""No hidden information leaks into an observation (docs/RULES.md §7 "Observation": another
+seat's hidden cards must never change it).
 
 Positions reached by random play (all phases, pile pickups included) are edited through
 the JSON position format: one card of a seat's hidden hand is exchanged with a stock card

@@ -1,6 +1,6 @@
-"""The observation (SPEC 4 "Observation"): float32 vector built from named pieces whose
-sizes add up, finite and non-negative (inside the declared ``Box(0, inf)``), int8 masks,
-seat-relative (me, left, partner, right)."""
+"""The observation (docs/RULES.md §7 "Observation"): float32 vector built from named pieces
+whose sizes add up, finite and non-negative (inside the declared ``Box(0, inf)``), int8
+masks, seat-relative (me, left, partner, right)."""
 
 from __future__ import annotations
 

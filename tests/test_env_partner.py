@@ -1,6 +1,6 @@
-"""Asking partner (SPEC 2 "Asking partner", SPEC 4 "In the environment the partner's
-answer is a real decision of the partner's agent"): after ASK_PARTNER the partner is the
-agent on turn with only yes / no, and the answer binds the asker."""
+"""Asking partner (docs/RULES.md §2.12: in the environment the partner's answer is a real
+decision of the partner's agent): after ASK_PARTNER the partner is the agent on turn with
+only yes / no, and the answer binds the asker."""
 
 from __future__ import annotations
 

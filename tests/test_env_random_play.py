@@ -1,5 +1,5 @@
-"""Random-play invariants through ``raw_env``'s AEC API over 1,000 seeded hands (SPEC 4
-"Masks", "Rewards", "An illegal action ...").
+"""Random-play invariants through ``raw_env``'s AEC API over 1,000 seeded hands
+(docs/RULES.md §6 and §7: masks, rewards, illegal actions).
 
 Every step: the agent on turn has a non-empty mask equal to the engine's legal actions,
 its observation is a finite, non-negative float32 vector in the observation space, and

@@ -1,7 +1,7 @@
-"""Rewards and episodes (SPEC 4 "Rewards"; SPEC 2 "Game end"): partners share rewards, the
-partnerships' rewards sum to zero, score-difference rewards match the score sheets in
-``infos``, win / loss rewards follow the sign, and ``episode="game"`` plays hands until a
-partnership reaches 5,000 with every hand's reward delivered through ``last()``."""
+"""Rewards and episodes (docs/RULES.md §7 "Rewards"; §2.16 game end): partners share
+rewards, the partnerships' rewards sum to zero, score-difference rewards match the score
+sheets in ``infos``, win / loss rewards follow the sign, and ``episode="game"`` plays hands
+until a partnership reaches 5,000 with every hand's reward delivered through ``last()``."""
 
 from __future__ import annotations
 

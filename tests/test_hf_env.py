@@ -1,10 +1,10 @@
-"""Hand and Foot through the PettingZoo AEC API (SPEC 3 and 4): ``env(variant=
+"""Hand and Foot through the PettingZoo AEC API (docs/RULES.md §3 and §7): ``env(variant=
 "hand_and_foot")`` passes PettingZoo's api_test and seed_test; 1,000 seeded random hands
-(random legal actions, biased toward melding so hands reach the foot and go out) keep
-the mask exactly the legal set (every allowed action accepted, forbidden ones
-refused with IllegalActionError, never an empty mask, the 270 cards conserved, no dead
-end); rewards and score sheets agree; a whole four-round game plays to the end
-deterministically; JSON positions round-trip; the render shows the foot."""
+(random legal actions, biased toward melding so hands reach the foot and go out) keep the
+mask exactly the legal set (every allowed action accepted, forbidden ones refused with
+IllegalActionError, never an empty mask, the 270 cards conserved, no dead end); rewards and
+score sheets agree; a whole four-round game plays to the end deterministically; JSON
+positions round-trip; the render shows the foot."""
 
 from __future__ import annotations
 

@@ -1,9 +1,9 @@
-"""Exactness of Hand and Foot's "no dead ends" legality (SPEC 3 and 4 "Masks"): in phase
-MELD the engine lists a meld, ask or discard iff the raw Hand and Foot rules allow it
-*and* the turn can still be finished legally (closed books at 7, wilds at most half the
-naturals, wild melds, 2 clean + 2 dirty books and the foot to go out, asking partner
-first -- whose answer is the partner's free choice, so asking must leave a way to
-finish after either answer --, the opening minimum of the round). Checked against an independent brute-force
+"""Exactness of Hand and Foot's "no dead ends" legality (docs/RULES.md §3 and §6): in phase
+MELD the engine lists a meld, ask or discard iff the raw Hand and Foot rules allow it *and*
+the turn can still be finished legally (closed books at 7, wilds at most half the naturals,
+wild melds, 2 clean + 2 dirty books and the foot to go out, asking partner first -- whose
+answer is the partner's free choice, so asking must leave a way to finish after either
+answer --, the opening minimum of the round). Checked against an independent brute-force
 search over the raw rules in many random positions."""
 
 import random

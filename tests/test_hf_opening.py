@@ -1,8 +1,8 @@
-"""Hand and Foot opening minimums by round (SPEC 3 "opening minimum", seeds/000 "Going
-Down by Round"): 60 / 90 / 120 / 150; face values of the cards laid in the opening turn,
-wild cards at full value, several melds combined, red 3s never count; after opening,
-later melds in the round have no minimum. The four worked examples of seeds/000 and
-its two other round examples, literally."""
+"""Hand and Foot opening minimums by round (docs/RULES.md §3.2, from the going-down guide):
+60 / 90 / 120 / 150; face values of the cards laid in the opening turn, wild cards at full
+value, several melds combined, red 3s never count; after opening, later melds in the round
+have no minimum. The guide's four worked examples and its other round examples (the table
+of docs/RULES.md §3.2), literally."""
 
 import pytest
 from hf_helpers import HF, build_hf, legal_names, play

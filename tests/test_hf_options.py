@@ -1,6 +1,7 @@
-"""Every Hand and Foot number is a rules option (SPEC 3): the preset's values, Classic
-defaults that switch each rule off, validation, and random play without dead ends under
-option combinations (Bicycle / pagat alternatives, rules mixed into Classic)."""
+"""Every Hand and Foot number is a rules option (docs/RULES.md §3, §4): the preset's
+values, Classic defaults that switch each rule off, validation, and random play without
+dead ends under option combinations (Bicycle / pagat alternatives, rules mixed into
+Classic)."""
 
 import random
 
@@ -10,7 +11,7 @@ from hf_helpers import total_cards
 from canasta_env.engine import Game, OptionsError, RulesOptions, actions, classic, preset
 from canasta_env.engine.cards import deck_counts
 
-#: SPEC section 3 rows -> option values of the preset
+#: Hand and Foot rules (docs/RULES.md §3) -> option values of the preset
 ROWS = {
     "decks": dict(decks=5, jokers=10),
     "hand / foot": dict(hand_size=11, foot_size=11),

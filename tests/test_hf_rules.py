@@ -1,4 +1,4 @@
-"""One scenario per row of the SPEC section 3 table (Hand and Foot), written as literal
+"""One scenario per Hand and Foot rule (docs/RULES.md §3.1-§3.9), written as literal
 positions and action sequences with the expected result."""
 
 import pytest

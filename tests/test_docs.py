@@ -1,0 +1,119 @@
+"""The repository explains itself: every ``docs/RULES.md §N.M`` cited in the code exists as
+a heading of docs/RULES.md (``## 2 Classic Canasta``, ``### 2.10 Taking the pile``), no
+Python file cites texts outside the repository, the LICENSE is there, and the README's
+``PartnershipEnv`` example runs."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+RULES = ROOT / "docs" / "RULES.md"
+README = ROOT / "README.md"
+SKIP_DIRS = {"build", "dist", "venv", "node_modules", "site-packages", "__pycache__"}
+
+#: a section heading of docs/RULES.md: "## 2 Classic Canasta", "### 2.10 Taking the pile"
+HEADING = re.compile(r"^(#{2,3}) (\d+(?:\.\d+)?) \S", re.M)
+#: a section number after "§", optionally a range: "§2.10", "§3", "§2.3-2.5", "§3.1-§3.9"
+SECTION = re.compile(r"§\s*(\d+(?:\.\d+)?)(?:\s*[-–]\s*§?\s*(\d+(?:\.\d+)?))?")
+
+
+def python_files() -> list[Path]:
+    """The repository's .py files (hidden directories, virtual environments and build
+    output skipped)."""
+    out = []
+    for p in ROOT.rglob("*.py"):
+        parts = p.relative_to(ROOT).parts[:-1]
+        if any(d.startswith(".") or d in SKIP_DIRS or d.endswith(".egg-info") for d in parts):
+            continue
+        out.append(p)
+    return sorted(out)
+
+
+def rules_sections() -> set[str]:
+    """Section numbers of docs/RULES.md headings; a heading's level must match its number
+    (``##`` for "2", ``###`` for "2.10")."""
+    found = set()
+    for level, number in HEADING.findall(RULES.read_text(encoding="utf-8")):
+        assert len(level) == 2 + number.count("."), f"heading level of §{number} in docs/RULES.md"
+        found.add(number)
+    return found
+
+
+def cited_sections(text: str) -> set[str]:
+    """Section numbers cited in ``text`` (a file that mentions docs/RULES.md: its "§"
+    numbers are RULES.md sections)."""
+    if "RULES.md" not in text:
+        return set()
+    out = set()
+    for first, last in SECTION.findall(text):
+        out.add(first)
+        if last:
+            out.add(last)
+    return out
+
+
+def test_rules_has_the_agreed_sections():
+    sections = rules_sections()
+    expected = {str(n) for n in range(1, 8)} | {"1.1", "1.2"} | \
+        {f"2.{i}" for i in range(1, 17)} | {f"3.{i}" for i in range(1, 10)}
+    assert expected <= sections, f"missing: {sorted(expected - sections)}"
+
+
+def test_every_cited_rules_section_exists():
+    sections = rules_sections()
+    missing = []
+    for path in python_files():
+        for number in cited_sections(path.read_text(encoding="utf-8")):
+            if number not in sections:
+                missing.append(f"{path.relative_to(ROOT)}: docs/RULES.md §{number}")
+    assert not missing, "cited sections that are not headings of docs/RULES.md:\n" + \
+        "\n".join(missing)
+
+
+def test_citation_parsing():
+    assert cited_sections("see docs/RULES.md §2.10 and §3") == {"2.10", "3"}
+    assert cited_sections("docs/RULES.md\n    §2.3-2.5, §3.1-§3.9") == {"2.3", "2.5", "3.1", "3.9"}
+    assert cited_sections("§2.10 without the file name") == set()
+
+
+def test_no_python_file_cites_texts_outside_the_repository():
+    # built from pieces so that this file does not match itself
+    outside = ("../" + "shared", "seeds" + "/", "SPEC" + ".md")
+    offenders = []
+    for path in python_files():
+        text = path.read_text(encoding="utf-8")
+        for needle in outside:
+            if needle in text:
+                offenders.append(f"{path.relative_to(ROOT)}: {needle!r}")
+    assert not offenders, "cite docs/RULES.md sections instead:\n" + "\n".join(offenders)
+
+
+def test_license_exists_and_matches_pyproject():
+    license_text = (ROOT / "LICENSE").read_text(encoding="utf-8")
+    assert license_text.startswith("MIT License")
+    assert 'license = { text = "MIT" }' in (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+
+
+def readme_example(marker: str) -> str:
+    """The README's python code block whose lines include ``# example: <marker>``."""
+    blocks = re.findall(r"```python\n(.*?)\n```", README.read_text(encoding="utf-8"), re.S)
+    for block in blocks:
+        if any(line.strip() == f"# example: {marker}" for line in block.splitlines()):
+            return block
+    raise AssertionError(f"README.md has no python block marked '# example: {marker}'")
+
+
+def test_readme_partnership_env_example_runs(capsys, monkeypatch):
+    pytest.importorskip("sb3_contrib")
+    code = readme_example("partnership-env")
+    monkeypatch.chdir(ROOT)
+    namespace: dict = {"__name__": "readme_example"}
+    exec(compile(code, "README.md", "exec"), namespace)
+    out = capsys.readouterr().out
+    assert "hand scores (A, B)" in out
+    assert namespace["done"] or namespace["truncated"]
+    assert len(namespace["info"]["hand_scores"]) == 2
