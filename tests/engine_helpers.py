@@ -42,7 +42,7 @@ def meld(naturals: int, jokers: int = 0, twos: int = 0) -> dict:
 def build(hands=("", "", "", ""), melds=({}, {}), pile: str = "", stock_top: str = "",
           *, current: int = 0, phase: str = "DRAW", dealer: int | None = None,
           scores=(0, 0), opened=None, minimum=None, red_threes=(0, 0, 0, 0),
-          pile_frozen: bool = False, turn: dict | None = None, exact_stock: bool = False,
+          pile_frozen: bool | None = None, turn: dict | None = None, exact_stock: bool = False,
           seat_melded=None, options: dict | None = None, pending: str = "") -> G.Game:
     """A :class:`Game` from a compact description (validated by ``from_position``).
 
@@ -60,7 +60,6 @@ def build(hands=("", "", "", ""), melds=({}, {}), pile: str = "", stock_top: str
     pos["known"] = [[], [], [], []]
     pos["melds"] = [dict(m) for m in melds]
     pos["red_threes"] = list(red_threes)
-    pos["pile_frozen"] = pile_frozen
     pos["current"] = current
     pos["dealer"] = (current + 3) % 4 if dealer is None else dealer
     pos["phase"] = phase
@@ -103,6 +102,9 @@ def build(hands=("", "", "", ""), melds=({}, {}), pile: str = "", stock_top: str
     else:
         pos["stock"] = rest + top
         pos["pile"] = cards(pile)
+    # frozen by default exactly when the pile holds a wild card or a red 3 (reachable)
+    pos["pile_frozen"] = any(n in ("Joker", "2", "red 3") for n in pos["pile"]) \
+        if pile_frozen is None else pile_frozen
     return G.from_position(pos)
 
 

@@ -33,7 +33,7 @@ def build_hf(hands=("", "", "", ""), melds=({}, {}), pile: str = "", stock_top: 
              *, feet=None, in_foot=(False, False, False, False), books=([], []),
              wild_melds=((0, 0), (0, 0)), current: int = 0, phase: str = "DRAW",
              round_no: int = 1, opened=None, red_threes=(0, 0, 0, 0), turn: dict | None = None,
-             pending: str = "", pile_frozen: bool = False, options: dict | None = None,
+             pending: str = "", pile_frozen: bool | None = None, options: dict | None = None,
              scores=(0, 0)) -> G.Game:
     """A Hand and Foot :class:`Game` (validated by ``from_position``).
 
@@ -56,7 +56,9 @@ def build_hf(hands=("", "", "", ""), melds=({}, {}), pile: str = "", stock_top: 
     pos["books"] = [list(b) for b in books]
     pos["wild_melds"] = [{"jokers": j, "twos": t} for j, t in wild_melds]
     pos["red_threes"] = list(red_threes)
-    pos["pile_frozen"] = pile_frozen
+    # frozen by default exactly when the pile holds a wild card or a red 3 (reachable)
+    pos["pile_frozen"] = any(n in ("Joker", "2", "red 3") for n in cards(pile)) \
+        if pile_frozen is None else pile_frozen
     pos["current"] = current
     pos["dealer"] = (current + 3) % 4
     pos["phase"] = phase

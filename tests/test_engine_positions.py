@@ -84,7 +84,7 @@ def test_position_with_no_legal_action_is_rejected():
     d["stock"].extend(d["hands"][1])
     d["hands"][1] = []
     d["phase"] = "MELD"
-    with pytest.raises(PositionError, match="no legal action"):
+    with pytest.raises(PositionError, match="seat 1 is on turn with an empty hand"):
         from_position(d)
 
 

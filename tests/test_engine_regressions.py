@@ -108,7 +108,7 @@ def test_hand_edited_turn_records_that_dead_end_one_move_later_are_refused():
 
     pos = _position()
     pos["turn"]["must_out"] = True  # a fresh turn that "must go out": drawing would dead-end
-    with pytest.raises(PositionError, match="no legal action"):
+    with pytest.raises(PositionError, match="phase DRAW needs an empty turn record"):
         from_position(pos)
     pos = _position()
     pos["phase"] = "ANSWER"  # a partner asked to answer although nobody could go out

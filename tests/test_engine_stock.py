@@ -3,7 +3,7 @@ when the top matches a meld of the partnership and the pile is not frozen, a red
 last stock card ends the hand (option: may meld), no going-out bonus; the opening minimum
 is never charged on the score."""
 
-from engine_helpers import build, cards, exhausted, legal_names, meld, play
+from engine_helpers import MA, MB, build, cards, exhausted, legal_names, meld, play
 
 from canasta_env.engine import Phase, to_position
 
@@ -17,7 +17,10 @@ def test_forced_take_when_top_matches_our_meld_and_pile_not_frozen():
 
 
 def test_take_is_voluntary_when_frozen_or_not_matching_a_meld():
-    g = exhausted(("K K 9", "4 4", "8 8 J", "6 7"), "5 K", pile_frozen=True)
+    # frozen by a 2 in the pile (taken out of A's K meld so the pack still adds up)
+    g = build(hands=("K K 9", "4 4", "8 8 J", "6 7"), melds=(dict(MA, K=meld(4, 0, 2)), MB),
+              pile="2 5 K", exact_stock=True, red_threes=(1, 1, 1, 1))
+    assert g.pile_frozen
     assert legal_names(g) == ["take pile with a natural pair", "decline the pile (end the hand)"]
     g = exhausted(("9 9 5", "4 4", "8 8 J", "6 7"), "5 9")
     assert legal_names(g) == ["take pile with a natural pair", "decline the pile (end the hand)"]

@@ -240,6 +240,7 @@ def random_position(rng: random.Random):
             wm = (j, s - j)
             jokers -= j
             twos -= s - j
+    opened = opened and bool(melds or books or sum(wm))  # an opened side has a meld
     ranks = rng.sample(MELD_RANKS, rng.randint(1, 4))
     hand = []
     for _ in range(rng.randint(1, 9)):

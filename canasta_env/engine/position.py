@@ -27,6 +27,7 @@ from .cards import (
 )
 from .legality import legal_actions
 from .options import OptionsError, RulesOptions
+from .reachable import UnreachableError, check_reachable
 from .scoring import ScoreSheet
 from .state import ASKED_NO, ASKED_YES, NOT_ASKED, Phase, State
 from .transitions import apply
@@ -340,6 +341,10 @@ def _read(g: State, pos: dict) -> None:
         raise PositionError("phase PICKUP needs the pile-take meld laid this turn")
     if g.phase < Phase.HAND_OVER and g.asked not in (NOT_ASKED, ASKED_YES, ASKED_NO):
         raise PositionError(f"turn.asked must be 0, 1 or 2, got {g.asked}")
+    try:
+        check_reachable(g)
+    except UnreachableError as e:
+        raise PositionError(f"unreachable position: {e}") from None
     if g.phase < Phase.HAND_OVER and not legal_actions(g):
         raise PositionError("the position leaves the player on turn with no legal action")
 
