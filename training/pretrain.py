@@ -16,10 +16,19 @@ far, for a few rounds.
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
+from tqdm import tqdm
 
 from canasta_env import raw_env
 from canasta_env.policies import HeuristicPolicy
+
+
+def _bar(total: int, desc: str, unit: str, progress: bool) -> tqdm:
+    """A progress bar on stderr with its rate and time left (off unless ``progress``)."""
+    return tqdm(total=total, desc=desc, unit=unit, file=sys.stderr, disable=not progress,
+                dynamic_ncols=True, leave=False)
 
 
 def _returns(reward: float, n: int, gamma: float) -> list[float]:
@@ -28,8 +37,8 @@ def _returns(reward: float, n: int, gamma: float) -> list[float]:
     return [reward * gamma ** (n - 1 - k) for k in range(n)]
 
 
-def collect(decisions: int, seed: int, gamma: float, **env_kwargs):
-    """Heuristic self-play data.
+def collect(decisions: int, seed: int, gamma: float, progress: bool = False, **env_kwargs):
+    """Heuristic self-play data (a progress bar on stderr with ``progress``).
 
     Returns:
         ``(obs float32 [N, OBS_SIZE], masks bool [N, A], actions int64 [N],
@@ -40,7 +49,9 @@ def collect(decisions: int, seed: int, gamma: float, **env_kwargs):
     policy = HeuristicPolicy()
     obs, masks, acts, rets = [], [], [], []
     hand = 0
+    bar = _bar(decisions, "warm start: heuristic play", "decision", progress)
     while len(acts) < decisions:
+        bar.update(min(len(acts), decisions) - bar.n)
         env.reset(seed=seed * 100_003 + hand)
         hand += 1
         start = len(acts)
@@ -57,11 +68,13 @@ def collect(decisions: int, seed: int, gamma: float, **env_kwargs):
         r0 = env.rewards["player_0"] if env.terminations["player_0"] else 0.0
         discounts = _returns(1.0, len(acts) - start, gamma)
         rets.extend((r0 if t == 0 else -r0) * d for t, d in zip(teams, discounts))
+    bar.close()
     return (np.asarray(obs, np.float32), np.asarray(masks, bool), np.asarray(acts, np.int64),
             np.asarray(rets, np.float32))
 
 
-def collect_on_policy(model, decisions: int, seed: int, gamma: float, **env_kwargs):
+def collect_on_policy(model, decisions: int, seed: int, gamma: float, progress: bool = False,
+                      **env_kwargs):
     """Positions the model reaches, labelled with the heuristic's actions (DAgger data).
 
     The model (deterministic: the most likely legal action) plays one partnership, both
@@ -86,7 +99,9 @@ def collect_on_policy(model, decisions: int, seed: int, gamma: float, **env_kwar
     obs, masks, acts, rets = [], [], [], []
     agree = 0
     hand = 0
+    bar = _bar(decisions, "DAgger: the clone plays", "decision", progress)
     while len(acts) < decisions:
+        bar.update(min(len(acts), decisions) - bar.n)
         env.reset(seed=int(rng.integers(2**62)))
         team = hand % 2
         opponent = (RandomPolicy(seed=int(rng.integers(2**31))) if hand % 4 < 2
@@ -109,6 +124,7 @@ def collect_on_policy(model, decisions: int, seed: int, gamma: float, **env_kwar
             env.step(a)
         r0 = env.rewards["player_0"] if env.terminations["player_0"] else 0.0
         rets.extend(_returns(r0 if team == 0 else -r0, len(acts) - start, gamma))
+    bar.close()
     return (np.asarray(obs, np.float32), np.asarray(masks, bool), np.asarray(acts, np.int64),
             np.asarray(rets, np.float32), agree / max(1, len(acts)))
 
@@ -123,7 +139,7 @@ def dagger_learning_rates(rounds: int, first: float, last: float | None = None) 
 
 def dagger(model, data, rounds: int, decisions: int, epochs: int, batch_size: int,
            learning_rate: float, seed: int, gamma: float, final_learning_rate: float | None = None,
-           **env_kwargs) -> dict:
+           progress: bool = False, **env_kwargs) -> dict:
     """``rounds`` rounds of DAgger after :func:`behaviour_clone`: each round collects
     ``decisions`` positions of the model's own play labelled by the heuristic
     (:func:`collect_on_policy`), adds them to ``data`` and refits for ``epochs`` epochs
@@ -138,11 +154,12 @@ def dagger(model, data, rounds: int, decisions: int, epochs: int, batch_size: in
     rates = dagger_learning_rates(rounds, learning_rate, final_learning_rate)
     for k in range(rounds):
         *new, agreement = collect_on_policy(model, decisions, seed * 7919 + 104_729 * (k + 1),
-                                            gamma, **env_kwargs)
+                                            gamma, progress=progress, **env_kwargs)
         out[f"dagger_agreement_{k}"] = agreement
         parts.append(new)
         merged = tuple(np.concatenate([p[i] for p in parts]) for i in range(4))
-        behaviour_clone(model, merged, epochs, batch_size, rates[k], seed=seed + k + 1)
+        behaviour_clone(model, merged, epochs, batch_size, rates[k], seed=seed + k + 1,
+                        progress=progress)
         print(f"DAgger round {k + 1}/{rounds}: the clone agreed with the heuristic on "
               f"{agreement:.3f} of its {len(new[2])} decisions; refitted on {len(merged[2])}",
               flush=True)
@@ -151,8 +168,9 @@ def dagger(model, data, rounds: int, decisions: int, epochs: int, batch_size: in
 
 
 def behaviour_clone(model, data, epochs: int, batch_size: int, learning_rate: float,
-                    seed: int = 0) -> dict:
-    """Fit ``model.policy`` (MaskablePPO) to the heuristic's actions and returns.
+                    seed: int = 0, progress: bool = False) -> dict:
+    """Fit ``model.policy`` (MaskablePPO) to the heuristic's actions and returns (a
+    progress bar of minibatches on stderr with ``progress``).
 
     Returns:
         ``{"accuracy": fraction of decisions where the masked argmax equals the
@@ -169,6 +187,7 @@ def behaviour_clone(model, data, epochs: int, batch_size: int, learning_rate: fl
     act_t = torch.as_tensor(acts)
     ret_t = torch.as_tensor(rets)
     last = 0.0
+    bar = _bar(epochs * -(-n // batch_size), "fitting the heuristic's moves", "batch", progress)
     for _ in range(epochs):
         order = gen.permutation(n)
         total = 0.0
@@ -183,7 +202,9 @@ def behaviour_clone(model, data, epochs: int, batch_size: int, learning_rate: fl
             torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
             opt.step()
             total += float(pol_loss.detach()) * len(idx)
+            bar.update(1)
         last = total / n
+    bar.close()
     with torch.no_grad():
         correct = 0
         for i in range(0, n, 4096):

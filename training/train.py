@@ -278,11 +278,18 @@ def train(cfg: TrainConfig, resume: str | None = None) -> Path:
     if not resume and cfg.pretrain.decisions > 0:
         from .pretrain import behaviour_clone, collect
 
-        data = collect(cfg.pretrain.decisions, cfg.seed, cfg.ppo.gamma, **env_kwargs(cfg))
+        t0 = time.perf_counter()
+        data = collect(cfg.pretrain.decisions, cfg.seed, cfg.ppo.gamma,
+                       progress=cfg.progress_bar, **env_kwargs(cfg))
+        print(f"warm start: {len(data[2])} heuristic decisions recorded in "
+              f"{time.perf_counter() - t0:.0f} s", flush=True)
+        t0 = time.perf_counter()
         pretrain = behaviour_clone(model, data, cfg.pretrain.epochs, cfg.pretrain.batch_size,
-                                   cfg.pretrain.learning_rate, seed=cfg.seed)
+                                   cfg.pretrain.learning_rate, seed=cfg.seed,
+                                   progress=cfg.progress_bar)
         print(f"behaviour cloning of the heuristic on {len(data[2])} decisions: "
-              f"accuracy {pretrain['accuracy']:.3f}", flush=True)
+              f"accuracy {pretrain['accuracy']:.3f} ({time.perf_counter() - t0:.0f} s)",
+              flush=True)
         if cfg.pretrain.dagger_rounds:
             from .pretrain import dagger
 
@@ -290,7 +297,8 @@ def train(cfg: TrainConfig, resume: str | None = None) -> Path:
                 model, data, cfg.pretrain.dagger_rounds, cfg.pretrain.dagger_decisions,
                 cfg.pretrain.dagger_epochs, cfg.pretrain.batch_size,
                 cfg.pretrain.dagger_learning_rate, cfg.seed, cfg.ppo.gamma,
-                final_learning_rate=cfg.pretrain.dagger_final_learning_rate, **env_kwargs(cfg)))
+                final_learning_rate=cfg.pretrain.dagger_final_learning_rate,
+                progress=cfg.progress_bar, **env_kwargs(cfg)))
     if pretrain is not None:  # the warm start, to compare PPO against
         save_atomic(model, run_dir / "pretrained.zip")
     dump_config(cfg, cfg_path)
