@@ -148,6 +148,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--opset", type=int, default=17,
                    help=f"ONNX opset, {MIN_OPSET} to the newest torch exports (default 17)")
     args = p.parse_args(argv)
+    # refused before torch is imported (export_onnx checks them again, and the top opset)
+    checkpoint = Path(args.checkpoint)
+    if not checkpoint.is_file():
+        what = "is a directory, not a .zip file" if checkpoint.is_dir() else "does not exist"
+        return fail(p.prog, f"checkpoint {checkpoint} {what}")
+    if Path(args.out).is_dir():
+        return fail(p.prog, f"output {args.out} is a directory; name the .onnx file to write")
+    if args.opset < MIN_OPSET:
+        return fail(p.prog, f"opset must be an int from {MIN_OPSET} to the newest this torch "
+                            f"exports, got {args.opset}")
     from .checkpoint import CheckpointError
 
     try:
