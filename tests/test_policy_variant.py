@@ -212,6 +212,16 @@ def test_play_refuses_a_classic_network_for_hand_and_foot_before_dealing():
     assert r.stdout == ""  # nothing dealt, no table printed
 
 
+def test_play_function_refuses_before_printing_anything():
+    from canasta_env.bots.play import play
+
+    out: list[str] = []
+    with pytest.raises(PolicyVariantError, match=re.escape(HF_REFUSAL)):
+        play(0, Bot(str(ROOT / CLASSIC_ONNX)), 3, False, read=lambda p: "1", out=out.append,
+             variant="hand_and_foot")
+    assert out == []
+
+
 def test_play_reference_in_hand_and_foot_plays_the_heuristic():
     r = run("training.play", "--variant", "hand_and_foot", "--policy", "reference", "--seed", "7",
             stdin="1\n" * 60 + "quit\n")

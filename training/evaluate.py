@@ -545,6 +545,8 @@ def main(argv: list[str] | None = None) -> int:
                   f"the figures of those deals:")
             print(format_table(r))
         return interrupted(p.prog, f"{played} of {stop.deals} deals finished")
+    except KeyboardInterrupt:  # while the policies load, before any deal
+        return interrupted(p.prog, "before the first deal")
     except (PolicySpecError, ValueError) as e:
         return fail(p.prog, e)
     print(json.dumps(r) if args.json else format_table(r))
