@@ -18,17 +18,21 @@ seeded):
 ``env_agent_steps_per_s``, ``raw_env_agent_steps_per_s``, ``engine_hands_per_s``,
 ``env_peak_memory_kib``, the same with a ``hand_and_foot_`` prefix, and, when measured,
 ``rlcard_gin_rummy_steps_per_s``, ``openspiel_gin_rummy_decisions_per_s`` and the ratios.
+
+Exit codes: 0 measured, 2 a bad option (``--seconds`` not a finite number > 0: one line
+on stderr), 130 interrupted (Ctrl-C).
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import random
 import time
 import tracemalloc
 
 import numpy as np
+
+from .cli import ArgumentParser, interrupted, positive_float
 
 
 def bench_engine(seconds: float, variant: str = "classic") -> dict:
@@ -170,14 +174,22 @@ def run(seconds: float = 3.0) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m canasta_env.benchmark",
-                                description="canasta_env throughput benchmark")
-    p.add_argument("--seconds", type=float, default=3.0, help="wall time per measurement")
+    """``python -m canasta_env.benchmark``; ``argv`` defaults to ``sys.argv[1:]``.
+    Returns the exit code: 0, or 130 after Ctrl-C (one line on stderr).
+
+    Raises:
+        SystemExit: ``--help`` (0) or a bad option (2, one line on stderr).
+    """
+    p = ArgumentParser(prog="python -m canasta_env.benchmark",
+                       description="canasta_env throughput benchmark")
+    p.add_argument("--seconds", type=positive_float, default=3.0,
+                   help="wall time per measurement (a finite number > 0)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     args = p.parse_args(argv)
-    if args.seconds <= 0:
-        p.error("--seconds must be positive")
-    res = run(args.seconds)
+    try:
+        res = run(args.seconds)
+    except KeyboardInterrupt:
+        return interrupted(p.prog, "nothing measured is printed")
     if args.json:
         print(json.dumps(res))
         return 0

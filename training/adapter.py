@@ -72,13 +72,24 @@ class PartnershipEnv(gym.Env):
 
     def _snapshot(self, path: str, rng: np.random.Generator):
         """The snapshot at ``path`` as a sampling policy, loaded once and kept while it is
-        in the pool (loading a checkpoint every hand would dominate the step time)."""
+        in the pool (loading a checkpoint every hand would dominate the step time).
+
+        Raises:
+            canasta_env.bots.PolicyVariantError: the snapshot was trained for another
+                variant than this env's (checked once, when it is loaded, before it
+                plays).
+            training.checkpoint.CheckpointError: the file cannot be loaded.
+        """
+        from canasta_env.bots.loader import check_variant_sizes, policy_sizes
+
         from .checkpoint import CheckpointPolicy
 
         pol = self._loaded.get(path)
         if pol is None:
             self._loaded = {p: q for p, q in self._loaded.items() if p in self._snapshots}
-            pol = self._loaded[path] = CheckpointPolicy(path, deterministic=False)
+            pol = CheckpointPolicy(path, deterministic=False)
+            check_variant_sizes(policy_sizes(pol), self.raw.rules, f"snapshot {path}")
+            self._loaded[path] = pol
         pol.reset(int(rng.integers(2**31)))
         return pol
 

@@ -37,6 +37,19 @@ Episodes cut by the env's ``max_decisions``, or stuck in a position where the se
 turn has no legal action (an engine bug; none should occur), are counted as
 ``truncated`` (the stuck ones also as ``stuck``) and left out of the figures.
 
+Policies and variants: both policies are loaded and checked against ``--variant`` before
+the first deal (:func:`canasta_env.bots.loader.check_policy_variant`): a network of
+another variant is one line on stderr and exit code 2, e.g. ``policy 'reference' is a
+Classic policy (observation 202, 91 actions); this game is Hand and Foot (observation 245,
+98 actions)``. ``reference`` is the variant's reference policy; Hand and Foot has none
+yet, so there ``reference`` plays the heuristic.
+
+Ctrl-C (SIGINT): the deals finished so far (both seatings) are summed up and printed as
+the usual table (``--json``: the object, with ``"interrupted": true``), under a line
+saying how many deals of how many were played; a line on stderr says it was interrupted;
+exit code 130 (128 + SIGINT, the shell's convention). Exit codes: 0 done, 2 a bad option
+or policy (one line on stderr), 130 interrupted.
+
 Determinism: the env, every policy (``reset(seed)`` per episode, seed derived from the
 deal) and the deal seeds depend only on ``--seed``; ``--workers W`` splits the deals
 into contiguous chunks played by ``W`` processes and joins them in deal order, so the
@@ -45,18 +58,21 @@ figures are identical for every ``W``.
 
 from __future__ import annotations
 
-import argparse
+import contextlib
 import json
 import math
 import multiprocessing
 import random
+import signal
 import sys
+import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from canasta_env import AGENTS, raw_env
-from canasta_env.bots.loader import PolicySpecError, load_policy
+from canasta_env.bots.loader import PolicySpecError, check_policy_variant, load_policy
+from canasta_env.cli import ArgumentParser, fail, interrupted, positive_int
 from canasta_env.engine import preset
 from canasta_env.policies import Policy
 
@@ -64,6 +80,24 @@ Z95 = 1.959963984540054
 #: decisions after which a whole-game episode is cut (hand episodes use the env default)
 GAME_MAX_DECISIONS = 1_000_000
 _SEAT = {a: i for i, a in enumerate(AGENTS)}
+
+
+class EvaluationInterrupted(KeyboardInterrupt):
+    """Ctrl-C (``KeyboardInterrupt``) during an evaluation, carrying what was finished.
+
+    Attributes:
+        episodes: the records of the deals finished before the interrupt, both seatings
+            of each, in deal order (:func:`play_match`).
+        result: the figures of those deals (:func:`evaluate_policies`, with
+            ``"interrupted": True``), or ``None`` when raised by :func:`play_match`.
+        deals: the deals asked for.
+    """
+
+    def __init__(self, episodes: list, deals: int, result: dict | None = None) -> None:
+        super().__init__(f"interrupted after {len(episodes) // 2} of {deals} deals")
+        self.episodes = episodes
+        self.deals = deals
+        self.result = result
 
 
 # ---------------------------------------------------------------------------- records
@@ -185,10 +219,12 @@ def play_episode(env: raw_env, seat_policies: Sequence[Policy], seed: int, deal:
 
 
 def play_deals(policy_a: Policy, policy_b: Policy, deals: Sequence[int], seed: int,
-               variant: str = "classic", games: bool = False) -> list[EpisodeRecord]:
-    """Play each deal index in ``deals`` twice (A at seats 0+2, then 1+3)."""
+               variant: str = "classic", games: bool = False,
+               out: list[EpisodeRecord] | None = None) -> list[EpisodeRecord]:
+    """Play each deal index in ``deals`` twice (A at seats 0+2, then 1+3); the records
+    are appended to ``out`` (a new list by default) as they finish, which is returned."""
     env = make_env(variant, games)
-    out = []
+    out = [] if out is None else out
     for d in deals:
         s = deal_seed(seed, d)
         for seating in (0, 1):
@@ -201,9 +237,27 @@ def play_deals(policy_a: Policy, policy_b: Policy, deals: Sequence[int], seed: i
 _WORKER: dict = {}
 
 
-def _init_worker(spec_a: str, spec_b: str) -> None:
-    _WORKER["a"] = load_policy(spec_a)
-    _WORKER["b"] = load_policy(spec_b)
+def _init_worker(spec_a: str, spec_b: str, variant: str = "classic") -> None:
+    # Ctrl-C reaches the whole process group: the parent stops the pool and prints what
+    # was finished; the workers must not print tracebacks of their own
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _WORKER["a"] = load_policy(spec_a, variant=variant)
+    _WORKER["b"] = load_policy(spec_b, variant=variant)
+
+
+@contextlib.contextmanager
+def _sigint_ignored():
+    """SIGINT ignored while the block runs (in the main thread; elsewhere nothing
+    changes): processes started inside inherit the ignored signal, so Ctrl-C reaches
+    only the parent even while a worker is still starting."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
 
 
 def _run_chunk(job: tuple[list[int], int, str, bool]) -> list[EpisodeRecord]:
@@ -306,14 +360,20 @@ def play_match(a: str | Policy, b: str | Policy, deals: int, *, seed: int = 0,
     order, the same for every ``workers``.
 
     Args:
-        a, b: policy specs or policy objects (objects need ``workers=1``).
+        a, b: policy specs or policy objects (objects need ``workers=1``); both are
+            checked against ``variant`` before the first deal (``reference``: the
+            variant's reference policy, the heuristic while it has none).
         games: whole games per episode instead of one hand.
         workers: processes (``spawn``); each loads its own policies from the specs.
         progress: tqdm progress bar on stderr.
 
     Raises:
-        ValueError: bad counts, or policy objects with ``workers > 1``.
+        ValueError: bad counts, or policy objects with ``workers > 1``; an unknown
+            variant (``canasta_env.engine.OptionsError``).
         PolicySpecError: a spec names no policy.
+        PolicyVariantError: a policy was built for another variant (a
+            ``PolicySpecError``).
+        EvaluationInterrupted: Ctrl-C; its ``episodes`` are the deals finished.
     """
     if not isinstance(deals, int) or deals < 1:
         raise ValueError(f"the number of deals must be a positive int, got {deals!r}")
@@ -321,26 +381,40 @@ def play_match(a: str | Policy, b: str | Policy, deals: int, *, seed: int = 0,
         raise ValueError(f"workers must be a positive int, got {workers!r}")
     if workers > 1 and not (isinstance(a, str) and isinstance(b, str)):
         raise ValueError("workers > 1 needs policy specs (strings), not policy objects")
-    # load here even with workers: a bad spec fails at once, not inside a worker
-    pol_a = load_policy(a) if isinstance(a, str) else a
-    pol_b = load_policy(b) if isinstance(b, str) else b
+    # load and check here even with workers: a bad spec or a policy of another variant
+    # fails at once, before the first deal, not inside a worker
+    preset(variant)
+    pols = []
+    for spec in (a, b):
+        if isinstance(spec, str):
+            pols.append(load_policy(spec, variant=variant))
+        else:
+            check_policy_variant(spec, variant)
+            pols.append(spec)
+    pol_a, pol_b = pols
     from tqdm import tqdm
 
     episodes: list[EpisodeRecord] = []
-    with tqdm(total=2 * deals, unit="game" if games else "hand", file=sys.stderr,
-              disable=not progress, desc=f"{_label(a)} vs {_label(b)}") as bar:
-        if workers == 1:
-            for chunk in _chunks(deals, max(1, min(50, deals // 20))):
-                episodes.extend(play_deals(pol_a, pol_b, chunk, seed, variant, games))
-                bar.update(2 * len(chunk))
-        else:
-            size = max(1, math.ceil(deals / (workers * 8)))
-            jobs = [(c, seed, variant, games) for c in _chunks(deals, size)]
-            ctx = multiprocessing.get_context("spawn")
-            with ctx.Pool(workers, initializer=_init_worker, initargs=(a, b)) as pool:
-                for res in pool.imap(_run_chunk, jobs):
-                    episodes.extend(res)
-                    bar.update(len(res))
+    try:
+        with tqdm(total=2 * deals, unit="game" if games else "hand", file=sys.stderr,
+                  disable=not progress, desc=f"{_label(a)} vs {_label(b)}") as bar:
+            if workers == 1:
+                for chunk in _chunks(deals, max(1, min(50, deals // 20))):
+                    play_deals(pol_a, pol_b, chunk, seed, variant, games, out=episodes)
+                    bar.update(2 * len(chunk))
+            else:
+                size = max(1, min(50, math.ceil(deals / (workers * 8))))
+                jobs = [(c, seed, variant, games) for c in _chunks(deals, size)]
+                ctx = multiprocessing.get_context("spawn")
+                with _sigint_ignored():  # the workers start with SIGINT ignored
+                    pool = ctx.Pool(workers, initializer=_init_worker, initargs=(a, b, variant))
+                with pool:
+                    for res in pool.imap(_run_chunk, jobs):
+                        episodes.extend(res)
+                        bar.update(len(res))
+    except KeyboardInterrupt:
+        del episodes[len(episodes) // 2 * 2:]  # a deal counts once both seatings are played
+        raise EvaluationInterrupted(episodes, deals) from None
     return episodes
 
 
@@ -360,8 +434,13 @@ def evaluate_policies(a: str | Policy, b: str | Policy, hands: int = 1000, *,
         progress: tqdm progress bar on stderr.
 
     Raises:
-        ValueError: bad counts, or policy objects with ``workers > 1``.
+        ValueError: bad counts, or policy objects with ``workers > 1``; an unknown
+            variant (``canasta_env.engine.OptionsError``).
         PolicySpecError: a spec names no policy.
+        PolicyVariantError: a policy was built for another variant (a
+            ``PolicySpecError``); raised before the first deal.
+        EvaluationInterrupted: Ctrl-C; its ``result`` holds the figures of the deals
+            finished (with ``"interrupted": True``, ``"deals_requested"``).
     """
     count = hands if games is None else games
     if not isinstance(count, int) or isinstance(count, bool) or count < 1:
@@ -369,9 +448,18 @@ def evaluate_policies(a: str | Policy, b: str | Policy, hands: int = 1000, *,
                          f"positive int, got {count!r}")
     is_games = games is not None
     t0 = time.perf_counter()
-    episodes = play_match(a, b, (count + 1) // 2, seed=seed, variant=variant, games=is_games,
-                          workers=workers, progress=progress)
-    out = summarize(episodes, opening_levels(variant), "game" if is_games else "hand")
+    unit = "game" if is_games else "hand"
+    try:
+        episodes = play_match(a, b, (count + 1) // 2, seed=seed, variant=variant,
+                              games=is_games, workers=workers, progress=progress)
+    except EvaluationInterrupted as stop:
+        out = summarize(stop.episodes, opening_levels(variant), unit)
+        out.update(a=_label(a), b=_label(b), seed=seed, variant=variant, workers=workers,
+                   seconds=round(time.perf_counter() - t0, 2), interrupted=True,
+                   deals_requested=stop.deals)
+        stop.result = out
+        raise
+    out = summarize(episodes, opening_levels(variant), unit)
     out.update(a=_label(a), b=_label(b), seed=seed, variant=variant, workers=workers,
                seconds=round(time.perf_counter() - t0, 2))
     return out
@@ -420,35 +508,52 @@ def format_table(r: dict) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m training.evaluate",
-                                description="Duplicate-deal evaluation of policy A against B.")
+    """``python -m training.evaluate`` (``canasta-evaluate``); ``argv`` defaults to
+    ``sys.argv[1:]``. Returns the exit code: 0, 2 for a bad policy or count (one line on
+    stderr), 130 after Ctrl-C (the table of the deals finished is printed).
+
+    Raises:
+        SystemExit: ``--help`` (0) or a bad option (2, one line on stderr).
+    """
+    p = ArgumentParser(prog="python -m training.evaluate",
+                       description="Duplicate-deal evaluation of policy A against B.")
     p.add_argument("--a", required=True, help="policy A: random, heuristic, reference or a checkpoint path")
     p.add_argument("--b", required=True, help="policy B: random, heuristic, reference or a checkpoint path")
-    p.add_argument("--hands", type=int, default=None,
+    p.add_argument("--hands", type=positive_int, default=None,
                    help="hands to play (2 per deal; default 1000)")
-    p.add_argument("--games", type=int, default=None,
+    p.add_argument("--games", type=positive_int, default=None,
                    help="play this many whole games instead of single hands (Classic: to "
                         "5,000; Hand and Foot: four rounds)")
     p.add_argument("--variant", default="classic", choices=["classic", "hand_and_foot"])
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--workers", type=int, default=1)
+    p.add_argument("--workers", type=positive_int, default=1)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = p.parse_args(argv)
+    if args.hands is not None and args.games is not None:
+        p.error("give --hands or --games, not both")
     try:
-        if args.hands is not None and args.games is not None:
-            raise ValueError("give --hands or --games, not both")
-        r = evaluate_policies(args.a, args.b, 1000 if args.hands is None else args.hands, games=args.games,
-                              variant=args.variant,
-                              seed=args.seed, workers=args.workers,
-                              progress=not args.no_progress)
+        r = evaluate_policies(args.a, args.b, 1000 if args.hands is None else args.hands,
+                              games=args.games, variant=args.variant, seed=args.seed,
+                              workers=args.workers, progress=not args.no_progress)
+    except EvaluationInterrupted as stop:
+        r, played = stop.result, len(stop.episodes) // 2
+        if args.json:
+            print(json.dumps(r))
+        else:
+            print(f"interrupted: {played} of {stop.deals} deals played (both seatings); "
+                  f"the figures of those deals:")
+            print(format_table(r))
+        return interrupted(p.prog, f"{played} of {stop.deals} deals finished")
+    except KeyboardInterrupt:  # while the policies load, before any deal
+        return interrupted(p.prog, "before the first deal")
     except (PolicySpecError, ValueError) as e:
-        p.error(str(e))
+        return fail(p.prog, e)
     print(json.dumps(r) if args.json else format_table(r))
     return 0
 
 
-__all__ = ["HandRecord", "EpisodeRecord", "deal_seed", "make_env", "play_episode",
+__all__ = ["HandRecord", "EpisodeRecord", "EvaluationInterrupted", "deal_seed", "make_env", "play_episode",
            "play_deals", "play_match", "opening_levels", "summarize", "evaluate_policies",
            "format_table", "wilson", "mean_ci", "main"]
 

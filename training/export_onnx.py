@@ -10,12 +10,17 @@ table is in :mod:`canasta_env.bots.onnx_policy`, whose
 :class:`~canasta_env.bots.onnx_policy.OnnxPolicy` runs it with onnxruntime as a
 :class:`canasta_env.policies.Policy` (so ``canasta_env.bots.Bot("model.onnx")`` works
 without torch). The export needs the ``training`` extra and ``onnx``.
+
+``--opset`` is an ONNX opset from :data:`MIN_OPSET` (9: opsets 7 and 8 lack ``Expand`` /
+``Where`` as this network needs them) to the newest that torch's TorchScript exporter
+writes (20 with torch 2.9). Exit codes: 0 written and checked, 1 written but the
+self-check (ONNX argmax against torch on 64 random masked inputs) disagrees, 2 refused
+input (a bad option, a checkpoint that is missing, corrupt or not Classic, an output path
+that is a directory or cannot be written): one line on stderr, never a traceback.
 """
 
 from __future__ import annotations
 
-import argparse
-import sys
 import warnings
 from pathlib import Path
 
@@ -23,7 +28,24 @@ import numpy as np
 
 from canasta_env import OBS_SIZE, __version__
 from canasta_env.bots.onnx_policy import INPUTS, MASKED_LOGIT, OUTPUT, OnnxPolicy
+from canasta_env.cli import ArgumentParser, fail, interrupted
 from canasta_env.engine import NUM_ACTIONS
+
+#: lowest opset this network exports with (7 and 8 lack Expand / Where as it uses them)
+MIN_OPSET = 9
+
+
+class ExportError(ValueError):
+    """The export cannot be done as asked: an opset outside the supported range, an
+    output path that is a directory or cannot be written, or an exporter failure."""
+
+
+def max_opset() -> int:
+    """The newest opset torch's TorchScript exporter writes (imports torch)."""
+    from torch.onnx import _constants
+
+    return int(getattr(_constants, "ONNX_TORCHSCRIPT_EXPORTER_MAX_OPSET",
+                       _constants.ONNX_MAX_OPSET))
 
 
 def masked_policy_module(policy):
@@ -51,6 +73,9 @@ def export_onnx(checkpoint: str | Path, out: str | Path, opset: int = 17) -> Pat
     """Write the ONNX model of ``checkpoint`` to ``out`` and check it with ``onnx``.
 
     Raises:
+        ExportError: ``opset`` is not an int from :data:`MIN_OPSET` to
+            :func:`max_opset`; ``out`` is a directory or cannot be written; the exporter
+            fails.
         CheckpointError: the checkpoint is missing, corrupt, for other spaces, or not a
             Classic checkpoint (the export is Classic-only).
     """
@@ -59,6 +84,13 @@ def export_onnx(checkpoint: str | Path, out: str | Path, opset: int = 17) -> Pat
 
     from .checkpoint import CheckpointError, load_model
 
+    top = max_opset()
+    if isinstance(opset, bool) or not isinstance(opset, int) or not MIN_OPSET <= opset <= top:
+        raise ExportError(f"opset must be an int from {MIN_OPSET} to {top} (this torch's "
+                          f"TorchScript exporter), got {opset!r}")
+    out = Path(out)
+    if out.is_dir():
+        raise ExportError(f"output {out} is a directory; name the .onnx file to write")
     model = load_model(checkpoint)
     sizes = (model.observation_space.shape, model.action_space.n)
     if sizes != ((OBS_SIZE,), NUM_ACTIONS):
@@ -68,18 +100,25 @@ def export_onnx(checkpoint: str | Path, out: str | Path, opset: int = 17) -> Pat
     module = masked_policy_module(model.policy)
     obs = torch.zeros(2, OBS_SIZE, dtype=torch.float32)
     mask = torch.ones(2, NUM_ACTIONS, dtype=torch.float32)
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise ExportError(f"cannot create the folder of {out}: {e.strerror or e}") from None
     dyn = {name: {0: "batch"} for name in (*INPUTS, OUTPUT)}
     with warnings.catch_warnings():
         # torch >= 2.9 defaults to the torch.export-based exporter, which needs onnxscript;
         # the TorchScript exporter handles this small MLP and warns that it is legacy
         warnings.simplefilter("ignore", DeprecationWarning)
         warnings.simplefilter("ignore", UserWarning)
-        with torch.no_grad():
-            torch.onnx.export(module, (obs, mask), str(out), input_names=list(INPUTS),
-                              output_names=[OUTPUT], dynamic_axes=dyn, opset_version=opset,
-                              dynamo=False)
+        try:
+            with torch.no_grad():
+                torch.onnx.export(module, (obs, mask), str(out), input_names=list(INPUTS),
+                                  output_names=[OUTPUT], dynamic_axes=dyn,
+                                  opset_version=opset, dynamo=False)
+        except OSError as e:
+            raise ExportError(f"cannot write {out}: {e.strerror or e}") from None
+        except (RuntimeError, torch.onnx.OnnxExporterError) as e:
+            raise ExportError(f"the ONNX export failed at opset {opset}: {e}") from None
     proto = onnx.load(str(out))
     meta = {"obs_size": str(OBS_SIZE), "num_actions": str(NUM_ACTIONS),
             "checkpoint": Path(checkpoint).name, "canasta_env_version": __version__,
@@ -96,19 +135,37 @@ def export_onnx(checkpoint: str | Path, out: str | Path, opset: int = 17) -> Pat
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m training.export_onnx",
-                                description="Export a MaskablePPO checkpoint's policy to ONNX.")
+    """``python -m training.export_onnx``; ``argv`` defaults to ``sys.argv[1:]``.
+    Returns the exit code (see the module docstring).
+
+    Raises:
+        SystemExit: ``--help`` (0) or a bad option (2, one line on stderr).
+    """
+    p = ArgumentParser(prog="python -m training.export_onnx",
+                       description="Export a MaskablePPO checkpoint's policy to ONNX.")
     p.add_argument("checkpoint", help="MaskablePPO .zip")
     p.add_argument("out", help="output .onnx file")
-    p.add_argument("--opset", type=int, default=17)
+    p.add_argument("--opset", type=int, default=17,
+                   help=f"ONNX opset, {MIN_OPSET} to the newest torch exports (default 17)")
     args = p.parse_args(argv)
+    # refused before torch is imported (export_onnx checks them again, and the top opset)
+    checkpoint = Path(args.checkpoint)
+    if not checkpoint.is_file():
+        what = "is a directory, not a .zip file" if checkpoint.is_dir() else "does not exist"
+        return fail(p.prog, f"checkpoint {checkpoint} {what}")
+    if Path(args.out).is_dir():
+        return fail(p.prog, f"output {args.out} is a directory; name the .onnx file to write")
+    if args.opset < MIN_OPSET:
+        return fail(p.prog, f"opset must be an int from {MIN_OPSET} to the newest this torch "
+                            f"exports, got {args.opset}")
     from .checkpoint import CheckpointError
 
     try:
         out = export_onnx(args.checkpoint, args.out, args.opset)
-    except CheckpointError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+    except (CheckpointError, ExportError) as e:
+        return fail(p.prog, e)
+    except KeyboardInterrupt:
+        return interrupted(p.prog)
     # self-check: the exported model agrees with torch on random masked inputs
     from .checkpoint import CheckpointPolicy
 

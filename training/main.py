@@ -5,27 +5,42 @@
 Trains with :mod:`training.train` (a run that already finished is not retrained: its
 ``final.zip`` is evaluated again), then plays ``eval.final_hands`` duplicate hands of the
 trained policy against the random and the heuristic baselines and prints both tables.
+
+Exit codes: 0 done, 2 refused input (a bad option or config, a checkpoint that cannot be
+loaded or is of another variant, an unwritable folder: one line on stderr), 130
+interrupted (Ctrl-C: during training the checkpoints saved so far stay; during the
+evaluation the deals finished are summed up as in ``training.evaluate``).
 """
 
 from __future__ import annotations
 
-import argparse
-import sys
 import time
+
+from canasta_env.cli import ArgumentParser, existing_file, fail, interrupted, positive_int
 
 from .config import ConfigError, load_config
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m training.main", description=__doc__.split("\n")[0])
-    p.add_argument("--config", default="configs/classic.yaml",
+    """``python -m training.main`` (``canasta-train``); ``argv`` defaults to
+    ``sys.argv[1:]``. Returns the exit code (see the module docstring).
+
+    Raises:
+        SystemExit: ``--help`` (0) or a bad option (2, one line on stderr).
+    """
+    p = ArgumentParser(prog="python -m training.main", description=__doc__.split("\n")[0])
+    p.add_argument("--config", default="configs/classic.yaml", type=existing_file,
                    help="YAML training config (default: configs/classic.yaml)")
-    p.add_argument("--total-timesteps", type=int, default=None, help="override the config")
-    p.add_argument("--eval-hands", type=int, default=None, help="override eval.final_hands")
-    p.add_argument("--workers", type=int, default=2, help="evaluation processes")
+    p.add_argument("--total-timesteps", type=positive_int, default=None,
+                   help="override the config")
+    p.add_argument("--eval-hands", type=positive_int, default=None,
+                   help="override eval.final_hands")
+    p.add_argument("--workers", type=positive_int, default=2, help="evaluation processes")
     args = p.parse_args(argv)
+    from canasta_env.bots.loader import PolicySpecError
+
     from .checkpoint import CheckpointError
-    from .evaluate import evaluate_policies, format_table
+    from .evaluate import EvaluationInterrupted, evaluate_policies, format_table
     from .train import train
 
     t0 = time.time()
@@ -37,14 +52,25 @@ def main(argv: list[str] | None = None) -> int:
         else:
             final = train(cfg)
     except (ConfigError, CheckpointError) as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+        return fail(p.prog, e)
+    except OSError as e:  # e.g. an unwritable checkpoint_dir
+        return fail(p.prog, f"{e.strerror or e}: {e.filename or ''}")
+    except KeyboardInterrupt:
+        return interrupted(p.prog, "training stopped; checkpoints saved so far are kept")
     t_train = time.time() - t0
     hands = args.eval_hands or cfg.eval.final_hands
     print(f"\ntrained {final} in {t_train / 60:.1f} min; evaluating on {hands} duplicate hands")
     for opponent in ("random", "heuristic"):
-        res = evaluate_policies(str(final), opponent, hands, seed=cfg.eval.seed,
-                                variant=cfg.variant, workers=args.workers, progress=True)
+        try:
+            res = evaluate_policies(str(final), opponent, hands, seed=cfg.eval.seed,
+                                    variant=cfg.variant, workers=args.workers, progress=True)
+        except EvaluationInterrupted as stop:
+            print(f"\n== {final} vs {opponent} (interrupted: "
+                  f"{len(stop.episodes) // 2} of {stop.deals} deals) ==")
+            print(format_table(stop.result))
+            return interrupted(p.prog, "evaluation stopped")
+        except (PolicySpecError, ValueError) as e:  # a final.zip of another variant
+            return fail(p.prog, e)
         print(f"\n== {final} vs {opponent} ==")
         print(format_table(res))
     print(f"\nmain job wall time: {(time.time() - t0) / 60:.1f} min")

@@ -12,16 +12,21 @@ that no pair is rated entirely before another; the result depends only on ``--se
 
 The table lists mu, sigma and the ordinal (mu - 3 sigma, the conservative skill) per
 policy, best ordinal first, and each pair's win rate and mean score difference.
+
+Every policy is loaded and checked against ``--variant`` before the first deal
+(:func:`canasta_env.bots.loader.check_policy_variant`; ``reference`` is the variant's
+reference policy, the heuristic for Hand and Foot while it has none). Exit codes: 0 done,
+2 a bad option or policy (one line on stderr), 130 interrupted (Ctrl-C; nothing is rated).
 """
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import json
 import sys
 
 from canasta_env.bots.loader import PolicySpecError, load_policy
+from canasta_env.cli import ArgumentParser, fail, interrupted, positive_int
 
 from .evaluate import opening_levels, play_match, summarize
 
@@ -36,8 +41,12 @@ def round_robin(policies: list[str], hands: int, *, seed: int = 0, variant: str 
         "score_diff_ci", "hands"}, ...], "hands_per_pair": int, "seed": int}``
 
     Raises:
-        ValueError: fewer than two policies, a repeated policy, or a bad count.
+        ValueError: fewer than two policies, a repeated policy, or a bad count; an
+            unknown variant (``canasta_env.engine.OptionsError``).
         PolicySpecError: a spec names no policy.
+        PolicyVariantError: a policy was built for another variant (a
+            ``PolicySpecError``); raised before the first deal.
+        training.evaluate.EvaluationInterrupted: Ctrl-C (a ``KeyboardInterrupt``).
     """
     from openskill.models import PlackettLuce
 
@@ -45,10 +54,10 @@ def round_robin(policies: list[str], hands: int, *, seed: int = 0, variant: str 
         raise ValueError("ratings need at least two policies")
     if len(set(policies)) != len(policies):
         raise ValueError(f"each policy may appear once, got {policies}")
-    if not isinstance(hands, int) or hands < 1:
+    if not isinstance(hands, int) or isinstance(hands, bool) or hands < 1:
         raise ValueError(f"hands must be a positive int, got {hands!r}")
-    for spec in policies:  # fail before playing anything
-        load_policy(spec)
+    for spec in policies:  # fail before playing anything, a policy of another variant too
+        load_policy(spec, variant=variant)
     deals = (hands + 1) // 2
     pairs = list(itertools.combinations(policies, 2))
     results = {}
@@ -95,22 +104,30 @@ def format_table(r: dict) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m training.ratings",
-                                description="Round-robin openskill ratings of a policy pool.")
+    """``python -m training.ratings``; ``argv`` defaults to ``sys.argv[1:]``. Returns the
+    exit code: 0, 2 for a bad policy or count (one line on stderr), 130 after Ctrl-C.
+
+    Raises:
+        SystemExit: ``--help`` (0) or a bad option (2, one line on stderr).
+    """
+    p = ArgumentParser(prog="python -m training.ratings",
+                       description="Round-robin openskill ratings of a policy pool.")
     p.add_argument("--policies", nargs="+", required=True,
-                   help="two or more of: random, heuristic, checkpoint paths")
-    p.add_argument("--hands", type=int, default=200, help="hands per pair (2 per deal)")
-    p.add_argument("--variant", default="classic", choices=["classic"])
+                   help="two or more of: random, heuristic, reference, policy file paths")
+    p.add_argument("--hands", type=positive_int, default=200, help="hands per pair (2 per deal)")
+    p.add_argument("--variant", default="classic", choices=["classic", "hand_and_foot"])
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--workers", type=int, default=1)
+    p.add_argument("--workers", type=positive_int, default=1)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--no-progress", action="store_true")
     args = p.parse_args(argv)
     try:
         r = round_robin(args.policies, args.hands, seed=args.seed, variant=args.variant,
                         workers=args.workers, progress=not args.no_progress)
+    except KeyboardInterrupt:
+        return interrupted(p.prog, "no ratings (a round robin is rated only when complete)")
     except (PolicySpecError, ValueError) as e:
-        p.error(str(e))
+        return fail(p.prog, e)
     print(json.dumps(r) if args.json else format_table(r), file=sys.stdout)
     return 0
 

@@ -11,18 +11,53 @@ Outputs (never overwriting an earlier run's files): ``checkpoints/<run>/config.y
 (the resolved config), ``pretrained.zip`` (the warm start, when the config pretrains),
 ``model_<steps>.zip`` every ``checkpoint_every`` steps,
 ``final.zip``; ``checkpoints/<run>/snapshots/``; TensorBoard logs in ``runs/<run>/``.
+
+``--resume`` is checked against the config's variant before anything is built: a
+checkpoint of another variant is one line, e.g. ``checkpoint x.zip is a Classic policy
+(observation 202, 91 actions); this game is Hand and Foot (observation 245, 98
+actions)``. Exit codes: 0 trained, 2 refused input (a bad option, config or checkpoint,
+an unwritable folder: one line on stderr), 130 interrupted (Ctrl-C; the checkpoints
+saved so far stay, resume from one).
 """
 
 from __future__ import annotations
 
-import argparse
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
+from canasta_env.cli import ArgumentParser, existing_file, fail, interrupted, positive_int
+
 from .config import ConfigError, TrainConfig, dump_config, load_config
+
+
+def check_checkpoint_variant(path: str | Path, variant: str) -> None:
+    """Refuse the checkpoint at ``path`` for training ``variant`` unless its observation
+    and action spaces are that variant's (read from the checkpoint's data, without
+    building the model). A file that is not a readable checkpoint passes: loading it
+    reports that.
+
+    Raises:
+        CheckpointError: the checkpoint was trained for another variant; the message
+            is :func:`canasta_env.bots.loader.check_policy_variant`'s.
+    """
+    from canasta_env.bots.loader import PolicyVariantError, check_variant_sizes
+
+    from .checkpoint import CheckpointError
+
+    try:
+        from stable_baselines3.common.save_util import load_from_zip_file
+
+        data, _, _ = load_from_zip_file(path, load_data=True, device="cpu",
+                                        print_system_info=False)
+        sizes = (int(data["observation_space"].shape[0]), int(data["action_space"].n))
+    except Exception:  # noqa: BLE001 - load_model gives the clear error for a bad file
+        return
+    try:
+        check_variant_sizes(sizes, variant, f"checkpoint {path}")
+    except PolicyVariantError as e:
+        raise CheckpointError(str(e)) from None
 
 
 def make_pool(cfg: TrainConfig):
@@ -241,12 +276,21 @@ def train(cfg: TrainConfig, resume: str | None = None) -> Path:
     Raises:
         ConfigError: the run directory already holds a run (without ``resume``), or the
             ``resume`` checkpoint's network differs from the config's ``ppo`` network.
-        CheckpointError: the ``resume`` checkpoint is missing, corrupt or for other spaces.
+        CheckpointError: the ``resume`` checkpoint is missing, corrupt or for other spaces
+            (another variant: :func:`check_checkpoint_variant`), checked before the run
+            folder or the envs are made.
     """
     import torch
     from sb3_contrib import MaskablePPO
 
-    from .checkpoint import load_model
+    from .checkpoint import CheckpointError, load_model
+
+    if resume is not None:
+        resume_path = Path(resume)
+        if not resume_path.is_file():
+            what = "is a directory, not a .zip file" if resume_path.is_dir() else "does not exist"
+            raise CheckpointError(f"checkpoint {resume} {what}")
+        check_checkpoint_variant(resume, cfg.variant)
 
     torch.set_num_threads(cfg.torch_threads)
     run_dir = cfg.run_dir
@@ -317,11 +361,20 @@ def train(cfg: TrainConfig, resume: str | None = None) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m training.train",
-                                description="Train a Canasta agent with MaskablePPO.")
-    p.add_argument("--config", required=True, help="YAML config (see configs/)")
-    p.add_argument("--resume", default=None, help="checkpoint .zip to continue from")
-    p.add_argument("--total-timesteps", type=int, default=None, help="override the config")
+    """``python -m training.train``; ``argv`` defaults to ``sys.argv[1:]``. Returns the
+    exit code (see the module docstring).
+
+    Raises:
+        SystemExit: ``--help`` (0) or a bad option (2, one line on stderr).
+    """
+    p = ArgumentParser(prog="python -m training.train",
+                       description="Train a Canasta agent with MaskablePPO.")
+    p.add_argument("--config", required=True, type=existing_file,
+                   help="YAML config (see configs/)")
+    p.add_argument("--resume", default=None, type=existing_file,
+                   help="checkpoint .zip to continue from")
+    p.add_argument("--total-timesteps", type=positive_int, default=None,
+                   help="override the config")
     args = p.parse_args(argv)
     from .checkpoint import CheckpointError
 
@@ -329,11 +382,11 @@ def main(argv: list[str] | None = None) -> int:
         cfg = load_config(args.config, total_timesteps=args.total_timesteps)
         final = train(cfg, args.resume)
     except (ConfigError, CheckpointError) as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+        return fail(p.prog, e)
     except OSError as e:  # e.g. an unwritable checkpoint_dir
-        print(f"error: {e.strerror or e}: {e.filename or ''}", file=sys.stderr)
-        return 2
+        return fail(p.prog, f"{e.strerror or e}: {e.filename or ''}")
+    except KeyboardInterrupt:
+        return interrupted(p.prog, "checkpoints saved so far are kept (--resume one)")
     print(f"saved {final}")
     return 0
 

@@ -13,7 +13,9 @@ module                              what it holds
                                     position, for any seat
 :mod:`canasta_env.bots.loader`      :func:`load_policy`: ``random``, ``heuristic``,
                                     ``reference``, a ``.onnx`` / ``.zip`` path;
-                                    :func:`register_loader` for more file kinds
+                                    :func:`register_loader` for more file kinds;
+                                    :func:`check_policy_variant`: a policy against
+                                    the variant it is asked to play
 :mod:`canasta_env.bots.onnx_policy` ``OnnxPolicy``: an exported policy run by
                                     onnxruntime
 :mod:`canasta_env.bots.service`     the HTTP JSON service (FastAPI):
@@ -35,7 +37,11 @@ from .loader import (
     REFERENCE_DIR,
     REFERENCE_ONNX,
     PolicySpecError,
+    PolicyVariantError,
+    check_policy_variant,
     load_policy,
+    policy_sizes,
+    reference_note,
     reference_path,
     register_loader,
     registered_suffixes,
@@ -45,12 +51,16 @@ __all__ = [
     "Bot",
     "NotOnTurnError",
     "PolicySpecError",
+    "PolicyVariantError",
     "REFERENCE_CHECKPOINT",
     "REFERENCE_DIR",
     "REFERENCE_ONNX",
+    "check_policy_variant",
     "load_policy",
     "move_record",
+    "policy_sizes",
     "position_game",
+    "reference_note",
     "reference_path",
     "register_loader",
     "registered_suffixes",

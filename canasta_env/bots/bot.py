@@ -14,9 +14,11 @@ and the legal-action mask, exactly like the policies in training and evaluation.
 ==================  =================================================================
 policy              meaning
 ==================  =================================================================
-``"reference"``     the shipped reference policy (``checkpoints/reference/``: the
-                    ``.onnx`` with onnxruntime, else the ``.zip`` with the training
-                    extra; see :func:`canasta_env.bots.loader.reference_path`)
+``"reference"``     the shipped reference policy of the position's variant
+                    (``checkpoints/reference/``: the ``.onnx`` with onnxruntime, else
+                    the ``.zip`` with the training extra; see
+                    :func:`canasta_env.bots.loader.reference_path`). Hand and Foot has
+                    no reference yet: there ``reference`` plays the heuristic
 ``"heuristic"``     :class:`canasta_env.policies.HeuristicPolicy` (rule-based, fast)
 ``"random"``        :class:`canasta_env.policies.RandomPolicy` (uniform legal moves)
 a ``.onnx`` path    a policy exported by ``python -m training.export_onnx``
@@ -25,12 +27,19 @@ a ``.zip`` path     a MaskablePPO checkpoint: needs the training extra, and ``tr
                     imported (it registers the loader; see :mod:`canasta_env.bots.loader`)
 ==================  =================================================================
 
+A policy built for one variant (a network: its observation size and number of actions)
+never plays another: ``Bot(policy, variant=...)`` refuses it at once, and every move on
+a position of another variant is refused before the policy sees it
+(:func:`canasta_env.bots.loader.check_policy_variant`).
+
 Errors are ``ValueError`` subclasses with a message saying what is wrong:
 :class:`~canasta_env.engine.PositionError` (malformed position),
 :class:`NotOnTurnError` (the seat is not to move, or the hand is over),
 :class:`~canasta_env.bots.loader.PolicySpecError` (unknown policy, missing file, a
-``.zip`` without the training package) and the loaders' own errors for a bad file
-(``training.checkpoint.CheckpointError``, ``ValueError`` from ``OnnxPolicy``).
+``.zip`` without the training package), its subclass
+:class:`~canasta_env.bots.loader.PolicyVariantError` (a policy of another variant) and
+the loaders' own errors for a bad file (``training.checkpoint.CheckpointError``,
+``ValueError`` from ``OnnxPolicy``).
 """
 
 from __future__ import annotations
@@ -48,10 +57,16 @@ from canasta_env.engine import (
 )
 from canasta_env.observation import encode
 
-from .loader import PolicySpecError, load_policy
+from .loader import (
+    PolicySpecError,
+    PolicyVariantError,
+    check_policy_variant,
+    load_policy,
+    rules_options,
+)
 
-__all__ = ["Bot", "NotOnTurnError", "PositionError", "PolicySpecError", "move_record",
-           "position_game"]
+__all__ = ["Bot", "NotOnTurnError", "PositionError", "PolicySpecError", "PolicyVariantError",
+           "move_record", "position_game"]
 
 
 class NotOnTurnError(ValueError):
@@ -97,25 +112,72 @@ class Bot:
         policy: ``"reference"`` (default), ``"heuristic"``, ``"random"`` or a policy
             file path (``.onnx``, ``.zip``); or an object with
             ``act(observation, action_mask) -> int``.
+        variant: the variant the bot is for (a name such as ``"hand_and_foot"`` or rules
+            options): the policy is checked against it now, and ``"reference"`` loads
+            that variant's reference. ``None`` (default): no check now; ``"reference"``
+            loads Classic's. Either way each position is checked before the policy
+            acts, and ``"reference"`` plays each variant with that variant's reference
+            (loaded when first needed; see :meth:`policy_for`).
+
+    Attributes:
+        name: the spec (stripped) or the policy object's ``name``.
+        policy: the policy loaded at construction (for ``variant``, else Classic's for
+            ``"reference"``).
 
     Raises:
         PolicySpecError: unknown spec, a missing file, a ``.zip`` while ``training`` is
             not imported, or ``"reference"`` while no reference file is usable (the
             message says so).
+        PolicyVariantError: the policy was built for another variant than ``variant``.
         ValueError: a file its loader cannot read (``OnnxPolicy``'s error,
-            ``training.checkpoint.CheckpointError``).
+            ``training.checkpoint.CheckpointError``); an unknown variant name
+            (``canasta_env.engine.OptionsError``).
     """
 
-    def __init__(self, policy: Any = "reference") -> None:
+    def __init__(self, policy: Any = "reference", variant: Any = None) -> None:
+        self._reference = False
+        self._by_variant: dict[str, Any] = {}
         if isinstance(policy, str):
             self.name = policy.strip()
-            self.policy = load_policy(policy)
+            self.policy = load_policy(policy, variant=variant)
+            if self.name.lower() == "reference":
+                self._reference = True
+                key = "classic" if variant is None else rules_options(variant).variant
+                self._by_variant[key] = self.policy
         elif callable(getattr(policy, "act", None)):
             self.name = getattr(policy, "name", type(policy).__name__)
             self.policy = policy
+            if variant is not None:
+                check_policy_variant(policy, variant, self.name)
         else:
             raise PolicySpecError(f"policy must be a spec string or an object with act(), "
                                   f"got {policy!r}")
+
+    def policy_for(self, variant: Any) -> Any:
+        """The policy this bot plays a game of ``variant`` with (a variant name, rules
+        options or a :class:`Game`): :attr:`policy`, checked against the variant; for
+        ``"reference"`` the variant's own reference (loaded once, then kept).
+
+        Raises:
+            PolicyVariantError: the policy was built for another variant.
+            PolicySpecError: ``"reference"`` while the variant's reference file is not
+                usable.
+            ValueError: an unknown variant name; a reference file its loader cannot read.
+        """
+        options = rules_options(variant)
+        policy = self.policy
+        if self._reference:
+            policy = self._by_variant.get(options.variant)
+            if policy is None:
+                policy = load_policy("reference", variant=options)
+                self._by_variant[options.variant] = policy
+        check_policy_variant(policy, options, self.name)
+        return policy
+
+    def check_variant(self, variant: Any) -> None:
+        """Refuse a game of ``variant`` now, before the first deal, if this bot cannot
+        play it (see :meth:`policy_for`, whose errors it raises)."""
+        self.policy_for(variant)
 
     def __repr__(self) -> str:
         return f"Bot({self.name!r})"
@@ -127,7 +189,10 @@ class Bot:
         Raises:
             NotOnTurnError: ``seat`` is given and is not :attr:`Game.to_move`, or the
                 hand is over.
+            PolicyVariantError, PolicySpecError: the bot cannot play ``game``'s variant
+                (see :meth:`policy_for`).
         """
+        policy = self.policy_for(game.options)
         to_move = game.to_move
         if to_move is None:
             raise NotOnTurnError(f"nobody is on turn: the {'game' if game.game_over else 'hand'} "
@@ -138,7 +203,7 @@ class Bot:
         legal = game.legal_actions()
         mask = np.zeros(game.num_actions, dtype=np.int8)  # Classic: NUM_ACTIONS
         mask[legal] = 1
-        action = int(self.policy.act(encode(game, to_move), mask))
+        action = int(policy.act(encode(game, to_move), mask))
         if action not in legal:  # a policy bug, never the caller's fault
             text = game.table.describe(action) if 0 <= action < game.num_actions else "?"
             raise RuntimeError(f"policy {self.name!r} chose illegal action {action} "
@@ -153,6 +218,7 @@ class Bot:
 
         Raises:
             NotOnTurnError: ``seat`` is not on turn.
+            PolicyVariantError, PolicySpecError: as :meth:`act`.
         """
         seat = _check_seat(seat)
         moves = [move_record(seat, self._apply(game, seat), game)]
@@ -174,6 +240,8 @@ class Bot:
             ValueError: ``seat`` is not an int 0..3.
             PositionError: ``position`` is malformed.
             NotOnTurnError: ``seat`` is not on turn, or the hand is over.
+            PolicyVariantError, PolicySpecError: the bot cannot play the position's
+                variant (see :meth:`policy_for`).
         """
         seat = _check_seat(seat)
         game = position_game(position)
@@ -187,7 +255,8 @@ class Bot:
         ``{"seat", "action", "description"}``.
 
         Raises:
-            ValueError, PositionError, NotOnTurnError: as :meth:`choose`.
+            ValueError, PositionError, NotOnTurnError, PolicyVariantError: as
+                :meth:`choose`.
         """
         seat = _check_seat(seat)
         game = position_game(position)

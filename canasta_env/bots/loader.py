@@ -6,8 +6,9 @@ spec                 policy
 ``random``           :class:`~canasta_env.policies.RandomPolicy` (seed 0; evaluation
                      reseeds it per episode)
 ``heuristic``        :class:`~canasta_env.policies.HeuristicPolicy`
-``reference``        the shipped reference policy, the file :func:`reference_path`
-                     names (below)
+``reference``        the shipped reference policy of the game's variant, the file
+                     :func:`reference_path` names (below); Hand and Foot has no
+                     reference yet, so there ``reference`` is the heuristic
 a ``.onnx`` path     :class:`~canasta_env.bots.onnx_policy.OnnxPolicy` (needs
                      onnxruntime only: the ``bots`` extra)
 a ``.zip`` path      a MaskablePPO checkpoint, loaded by the loader that the
@@ -18,6 +19,20 @@ any other path       the loader registered for its suffix with :func:`register_l
 
 Specs are stripped; the built-in names and file suffixes are matched case-insensitively.
 
+Policies and variants. A Classic network cannot play Hand and Foot (its observation has
+202 entries and 91 actions, Hand and Foot's 245 and 98), so every entry point checks a
+policy against the game's variant before the first deal, with one function,
+:func:`check_policy_variant`; ``load_policy(spec, variant=...)`` calls it. What a policy
+was built for is :func:`policy_sizes`: its ``obs_size`` and ``num_actions`` attributes
+(:class:`~canasta_env.bots.onnx_policy.OnnxPolicy` reads them from the model's inputs),
+else the observation and action spaces of its ``model`` (a MaskablePPO model, as
+``training.checkpoint.CheckpointPolicy`` holds), else nothing: a policy without them
+(:class:`~canasta_env.policies.RandomPolicy`, :class:`~canasta_env.policies.HeuristicPolicy`,
+which has Hand and Foot play of its own) plays any variant. A mismatch is a
+:class:`PolicyVariantError` (a :class:`PolicySpecError`) such as ``policy 'reference' is a
+Classic policy (observation 202, 91 actions); this game is Hand and Foot (observation 245,
+98 actions)``.
+
 Loaders by suffix. This package never imports ``training`` (nor torch): ``.onnx`` is
 built in, and ``import training`` calls ``register_loader(".zip", ...)`` with a
 function that imports ``training.checkpoint`` only when a ``.zip`` is loaded. So
@@ -27,13 +42,18 @@ function that imports ``training.checkpoint`` only when a ``.zip`` is loaded. So
 ``heuristic`` and ``random``, and refuse a ``.zip`` with a message saying to install the
 ``training`` extra and run through ``training``.
 
-The reference policy is one network shipped twice in ``checkpoints/reference/``:
+The reference policy is one network per variant, shipped twice in
+``checkpoints/reference/`` as ``<variant>.onnx`` and ``<variant>.zip``: for Classic
 :data:`REFERENCE_ONNX` (``classic.onnx``, exported from the checkpoint with
 ``python -m training.export_onnx``) and :data:`REFERENCE_CHECKPOINT` (``classic.zip``).
 ``reference`` is the ``.onnx`` when it exists and onnxruntime is installed, else the
 ``.zip`` when it exists and a ``.zip`` loader is registered. The choice depends only on
 what is installed and imported, never on chance; both give the same deterministic
 (argmax) moves (``tests/test_reference_policy.py`` checks them on real observations).
+A variant with neither file (Hand and Foot, until ``hand_and_foot.onnx`` is trained and
+shipped) plays ``reference`` with the heuristic: ``load_policy("reference",
+variant="hand_and_foot")`` is a :class:`~canasta_env.policies.HeuristicPolicy`
+(:func:`reference_note` says so in words). Without a variant, ``reference`` is Classic's.
 """
 
 from __future__ import annotations
@@ -41,7 +61,11 @@ from __future__ import annotations
 import importlib.util
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+from canasta_env.engine.actions import num_actions
+from canasta_env.engine.options import PRESETS, RulesOptions, preset
+from canasta_env.observation import obs_size
 from canasta_env.policies import HeuristicPolicy, Policy, RandomPolicy
 
 BUILTIN = ("random", "heuristic", "reference")
@@ -66,6 +90,109 @@ _HINTS = {".onnx": ONNX_HINT, ".zip": ZIP_HINT}
 
 class PolicySpecError(ValueError):
     """A policy spec names no built-in policy and no loadable policy file."""
+
+
+class PolicyVariantError(PolicySpecError):
+    """A policy was built for another variant (observation size, number of actions) than
+    the game it is asked to play."""
+
+
+#: variant name -> its name in messages
+VARIANT_NAMES = {"classic": "Classic", "hand_and_foot": "Hand and Foot"}
+
+
+def _sizes(options: RulesOptions) -> tuple[int, int]:
+    return obs_size(options), num_actions(options)
+
+
+#: (observation size, number of actions) -> variant name, for every preset
+KNOWN_SIZES = {_sizes(preset(v)): v for v in PRESETS}
+
+
+def rules_options(variant: Any) -> RulesOptions:
+    """The rules options of ``variant``: a variant name (``"classic"``,
+    ``"hand_and_foot"``), a :class:`~canasta_env.engine.RulesOptions`, or anything with
+    an ``options`` attribute holding one (a :class:`~canasta_env.engine.Game`).
+
+    Raises:
+        canasta_env.engine.OptionsError: an unknown variant name (a ``ValueError``).
+        TypeError: ``variant`` is none of these.
+    """
+    if isinstance(variant, RulesOptions):
+        return variant
+    if isinstance(variant, str):
+        return preset(variant.strip().lower())
+    options = getattr(variant, "options", None)
+    if isinstance(options, RulesOptions):
+        return options
+    raise TypeError(f"a variant must be a variant name ({', '.join(PRESETS)}) or rules "
+                    f"options, got {variant!r}")
+
+
+def policy_sizes(policy: Any) -> tuple[int, int] | None:
+    """``(observation size, number of actions)`` that ``policy`` was built for, or
+    ``None`` for a policy that plays any variant.
+
+    Read from the policy's ``obs_size`` and ``num_actions`` attributes (``None`` or
+    absent: any variant), else from the observation and action spaces of its ``model``
+    attribute (an SB3 model, as in ``training.checkpoint.CheckpointPolicy``)."""
+    obs, n = getattr(policy, "obs_size", None), getattr(policy, "num_actions", None)
+    if obs is not None and n is not None:
+        return int(obs), int(n)
+    model = getattr(policy, "model", None)
+    shape = getattr(getattr(model, "observation_space", None), "shape", None)
+    n = getattr(getattr(model, "action_space", None), "n", None)
+    if shape and len(shape) == 1 and n is not None:
+        return int(shape[0]), int(n)
+    return None
+
+
+def _describe_sizes(sizes: tuple[int, int]) -> str:
+    return f"observation {sizes[0]}, {sizes[1]} actions"
+
+
+def check_policy_variant(policy: Any, variant: Any, name: str | None = None) -> None:
+    """Refuse ``policy`` for a game of ``variant`` (a variant name or rules options, see
+    :func:`rules_options`) unless it was built for that game's observation size and
+    number of actions (:func:`policy_sizes`; a policy without sizes plays any variant).
+    ``name`` is the policy's name in the message (default: its ``name`` attribute). Every
+    entry point (the :class:`~canasta_env.bots.Bot`, the service, terminal play,
+    ``training.evaluate`` and ``training.ratings``) calls this before the first deal.
+
+    Raises:
+        PolicyVariantError: the sizes differ; one line, e.g. ``policy 'reference' is a
+            Classic policy (observation 202, 91 actions); this game is Hand and Foot
+            (observation 245, 98 actions)``.
+        canasta_env.engine.OptionsError, TypeError: ``variant`` is not a variant (see
+            :func:`rules_options`).
+    """
+    label = name if name is not None else getattr(policy, "name", type(policy).__name__)
+    check_variant_sizes(policy_sizes(policy), variant, f"policy {label!r}")
+
+
+def check_variant_sizes(sizes: tuple[int, int] | None, variant: Any, subject: str) -> None:
+    """Refuse ``sizes`` (observation size, number of actions; ``None``: any variant) for
+    a game of ``variant``: the test of :func:`check_policy_variant`, for callers that know
+    the sizes without a policy object (e.g. a checkpoint's saved spaces). ``subject``
+    starts the message (``"policy 'x'"``, ``"checkpoint x.zip"``).
+
+    Raises:
+        PolicyVariantError: the sizes are not the game's, e.g. ``checkpoint x.zip is a
+            Classic policy (observation 202, 91 actions); this game is Hand and Foot
+            (observation 245, 98 actions)``.
+        canasta_env.engine.OptionsError, TypeError: ``variant`` is not a variant.
+    """
+    options = rules_options(variant)
+    want = _sizes(options)
+    if sizes is None or tuple(sizes) == want:
+        return
+    kind = KNOWN_SIZES.get(tuple(sizes))
+    what = f"a {VARIANT_NAMES[kind]} policy" if kind else "a policy for no variant of this package"
+    game = VARIANT_NAMES.get(options.variant, options.variant)
+    if KNOWN_SIZES.get(want) != options.variant:
+        game += " with these rules"
+    raise PolicyVariantError(f"{subject} is {what} ({_describe_sizes(tuple(sizes))}); this game "
+                             f"is {game} ({_describe_sizes(want)})")
 
 
 def _load_onnx(path: str) -> Policy:
@@ -103,47 +230,108 @@ def registered_suffixes() -> tuple[str, ...]:
     return tuple(sorted(_LOADERS))
 
 
-def reference_path() -> Path:
-    """The file ``reference`` loads now (see the module docstring): :data:`REFERENCE_ONNX`
-    if it exists and onnxruntime is installed, else :data:`REFERENCE_CHECKPOINT` if it
-    exists and a ``.zip`` loader is registered.
+def reference_files(variant: Any = "classic") -> tuple[Path, Path]:
+    """The reference files of ``variant`` (a name or rules options): ``(.onnx, .zip)``,
+    :data:`REFERENCE_ONNX` and :data:`REFERENCE_CHECKPOINT` for Classic, else
+    ``checkpoints/reference/<variant>.onnx`` / ``.zip`` (which may not exist).
+
+    Raises:
+        canasta_env.engine.OptionsError, TypeError: as :func:`rules_options`.
+    """
+    name = rules_options(variant).variant
+    if name == "classic":
+        return REFERENCE_ONNX, REFERENCE_CHECKPOINT
+    return REFERENCE_DIR / f"{name}.onnx", REFERENCE_DIR / f"{name}.zip"
+
+
+def has_reference(variant: Any = "classic") -> bool:
+    """Whether ``variant`` has a reference file of its own (either of
+    :func:`reference_files` exists); without one ``reference`` is the heuristic there.
+
+    Raises:
+        canasta_env.engine.OptionsError, TypeError: as :func:`rules_options`.
+    """
+    return any(f.is_file() for f in reference_files(variant))
+
+
+def reference_note(variant: Any = "classic") -> str | None:
+    """``None`` when ``reference`` plays ``variant`` with a reference policy of its own
+    (always for Classic, whose reference is shipped: a missing Classic file is an error
+    of :func:`reference_path`, not a fallback); else a sentence for players saying that
+    ``reference`` plays the heuristic there (Hand and Foot, until its reference exists).
+
+    Raises:
+        canasta_env.engine.OptionsError, TypeError: as :func:`rules_options`.
+    """
+    name = rules_options(variant).variant
+    if name == "classic" or has_reference(variant):
+        return None
+    name = VARIANT_NAMES.get(name, name)
+    return f"no {name} reference policy yet: 'reference' plays the heuristic"
+
+
+def reference_path(variant: Any = "classic") -> Path:
+    """The file ``reference`` loads now for ``variant`` (see the module docstring): its
+    ``.onnx`` (:data:`REFERENCE_ONNX` for Classic) if it exists and onnxruntime is
+    installed, else its ``.zip`` (:data:`REFERENCE_CHECKPOINT`) if it exists and a
+    ``.zip`` loader is registered.
 
     Raises:
         PolicySpecError: neither is usable; the message says why for each.
+        canasta_env.engine.OptionsError, TypeError: as :func:`rules_options`.
     """
-    onnx_ok = REFERENCE_ONNX.is_file() and importlib.util.find_spec("onnxruntime") is not None
+    onnx_file, zip_file = reference_files(variant)
+    onnx_ok = onnx_file.is_file() and importlib.util.find_spec("onnxruntime") is not None
     if onnx_ok:
-        return REFERENCE_ONNX
-    if REFERENCE_CHECKPOINT.is_file() and ".zip" in _LOADERS:
-        return REFERENCE_CHECKPOINT
+        return onnx_file
+    if zip_file.is_file() and ".zip" in _LOADERS:
+        return zip_file
     why = []
-    if not REFERENCE_ONNX.is_file():
-        why.append(f"{REFERENCE_ONNX} does not exist")
+    if not onnx_file.is_file():
+        why.append(f"{onnx_file} does not exist")
     else:
-        why.append(f"{REFERENCE_ONNX} needs onnxruntime, which is not installed ({ONNX_HINT})")
-    if not REFERENCE_CHECKPOINT.is_file():
-        why.append(f"{REFERENCE_CHECKPOINT} does not exist")
+        why.append(f"{onnx_file} needs onnxruntime, which is not installed ({ONNX_HINT})")
+    if not zip_file.is_file():
+        why.append(f"{zip_file} does not exist")
     else:
-        why.append(f"{REFERENCE_CHECKPOINT} needs the .zip loader, which is not registered "
+        why.append(f"{zip_file} needs the .zip loader, which is not registered "
                    f"({ZIP_HINT})")
     raise PolicySpecError(f"the reference policy is not available: {'; '.join(why)}. Use "
                           f"policy 'heuristic', 'random' or a policy file path instead.")
 
 
-def load_policy(spec: str) -> Policy:
+def load_policy(spec: str, variant: Any = None) -> Policy:
     """The policy named by ``spec`` (see the module table): ``act(observation,
     action_mask) -> action id`` with ``observation`` float32 ``(obs_size,)`` and
     ``action_mask`` int8 ``(num_actions,)`` of the env.
+
+    Args:
+        variant: the game it will play (a variant name or rules options, see
+            :func:`rules_options`), or ``None`` (Classic's ``reference``, no check). When
+            given, ``reference`` is that variant's reference (the heuristic while it has
+            none) and the policy is checked with :func:`check_policy_variant`.
 
     Raises:
         PolicySpecError: ``spec`` is not a non-empty string; names no built-in policy and
             no existing file; a file with no registered loader (a ``.zip`` before
             ``training`` is imported); a loader whose extra is missing (``ImportError``);
-            ``reference`` while neither reference file is usable.
+            ``reference`` while neither reference file of the variant is usable.
+        PolicyVariantError: the policy was built for another variant than ``variant``.
         ValueError: the loader's own error for a file it cannot read (``OnnxPolicy``:
             not an ONNX model of this package's sizes; ``training.checkpoint.
-            CheckpointError``: a bad checkpoint).
+            CheckpointError``: a bad checkpoint); ``canasta_env.engine.OptionsError``: an
+            unknown variant name.
+        TypeError: ``variant`` is neither a name nor rules options.
     """
+    if variant is None:
+        return _load(spec, "classic")
+    options = rules_options(variant)
+    policy = _load(spec, options)
+    check_policy_variant(policy, options, spec.strip())
+    return policy
+
+
+def _load(spec: str, variant: Any) -> Policy:
     if not isinstance(spec, str) or not spec.strip():
         raise PolicySpecError(f"a policy spec must be 'random', 'heuristic', 'reference' or a "
                               f"policy file path (.onnx, .zip), got {spec!r}")
@@ -152,7 +340,9 @@ def load_policy(spec: str) -> Policy:
         return RandomPolicy(seed=0)
     if key.lower() == "heuristic":
         return HeuristicPolicy()
-    path = reference_path() if key.lower() == "reference" else Path(key)
+    if key.lower() == "reference" and reference_note(variant) is not None:
+        return HeuristicPolicy()  # the variant has no reference yet
+    path = reference_path(variant) if key.lower() == "reference" else Path(key)
     if not path.is_file():
         what = "a directory, not a policy file" if path.is_dir() else "no policy file"
         raise PolicySpecError(f"unknown policy {spec!r}: not one of {', '.join(BUILTIN)} and "

@@ -1,7 +1,10 @@
 """Run an exported policy with onnxruntime: :class:`OnnxPolicy` (no torch needed).
 
-The model (written by ``python -m training.export_onnx``, Classic only) is the policy
-network of a MaskablePPO checkpoint with the action mask applied inside:
+The model (written by ``python -m training.export_onnx``) is the policy network of a
+MaskablePPO checkpoint with the action mask applied inside; ``OBS_SIZE`` and
+``NUM_ACTIONS`` are the sizes of the variant it was trained for (Classic 202 and 91,
+Hand and Foot 245 and 98), read from the model's inputs into the policy's
+:attr:`OnnxPolicy.obs_size` and :attr:`OnnxPolicy.num_actions`:
 
 ============  ==========================  ===============================================
 name          type, shape                 meaning
@@ -28,8 +31,8 @@ from pathlib import Path
 
 import numpy as np
 
-from canasta_env import OBS_SIZE
-from canasta_env.engine import NUM_ACTIONS
+from .loader import KNOWN_SIZES as VARIANT_SIZES
+from .loader import VARIANT_NAMES as _NAMES
 
 #: value given to illegal actions before normalisation (as sb3-contrib's masking)
 MASKED_LOGIT = -1e8
@@ -43,12 +46,18 @@ class OnnxPolicy:
     """An exported model as a :class:`canasta_env.policies.Policy`: ``act(observation,
     action_mask)`` is the argmax of the masked logits (always a legal action).
 
+    Attributes:
+        obs_size, num_actions: the sizes of the variant the model was built for (read
+            from its inputs; see :func:`canasta_env.bots.loader.check_policy_variant`).
+        variant: that variant's name (``"classic"`` or ``"hand_and_foot"``).
+
     Args:
         path: the ``.onnx`` file.
 
     Raises:
         ImportError: onnxruntime is not installed (the ``bots`` or ``service`` extra).
-        ValueError: the file is not a model with this package's inputs and sizes.
+        ValueError: the file is not a model with this package's inputs and the sizes of
+            one of its variants.
     """
 
     def __init__(self, path: str | Path) -> None:
@@ -63,37 +72,44 @@ class OnnxPolicy:
         except Exception as e:  # noqa: BLE001 - onnxruntime raises its own exception types
             raise ValueError(f"cannot load ONNX model {path}: {e}") from None
         shapes = {i.name: i.shape for i in self.session.get_inputs()}
-        if set(shapes) != set(INPUTS) or shapes["observation"][1] != OBS_SIZE or \
-                shapes["action_mask"][1] != NUM_ACTIONS:
+        sizes = None
+        if set(shapes) == set(INPUTS) and all(len(shapes[n]) == 2 for n in INPUTS):
+            sizes = (shapes["observation"][1], shapes["action_mask"][1])
+        if sizes not in VARIANT_SIZES:
+            known = "; ".join(f"{_NAMES[v]}: observation [N, {o}] and action_mask [N, {n}]"
+                              for (o, n), v in VARIANT_SIZES.items())
             raise ValueError(f"ONNX model {path} has inputs {shapes}; this canasta_env needs "
-                             f"observation [N, {OBS_SIZE}] and action_mask [N, {NUM_ACTIONS}]")
+                             f"{known}")
+        self.obs_size, self.num_actions = sizes
+        self.variant = VARIANT_SIZES[sizes]
 
     def reset(self, seed: int | None = None) -> None:
         """Nothing to reset: the policy is deterministic."""
 
     def logits(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
-        """Masked logits, float32: ``(NUM_ACTIONS,)`` for one observation ``(OBS_SIZE,)``
-        and mask ``(NUM_ACTIONS,)``; ``[N, NUM_ACTIONS]`` for a batch ``[N, OBS_SIZE]``
-        and ``[N, NUM_ACTIONS]``. The mask may be any numeric dtype (nonzero = legal).
+        """Masked logits, float32: ``(num_actions,)`` for one observation ``(obs_size,)``
+        and mask ``(num_actions,)``; ``[N, num_actions]`` for a batch ``[N, obs_size]``
+        and ``[N, num_actions]``. The mask may be any numeric dtype (nonzero = legal).
 
         Raises:
-            ValueError: the last dimensions are not ``OBS_SIZE`` / ``NUM_ACTIONS`` (an
-                observation of another variant).
+            ValueError: the last dimensions are not :attr:`obs_size` / :attr:`num_actions`
+                (an observation of another variant).
         """
         obs = np.asarray(observation, dtype=np.float32)
         mask = np.asarray(action_mask, dtype=np.float32)
-        if obs.shape[-1:] != (OBS_SIZE,) or mask.shape[-1:] != (NUM_ACTIONS,):
-            raise ValueError(f"ONNX policy {self.name} plays Classic (observation {OBS_SIZE}, "
-                             f"{NUM_ACTIONS} actions); got an observation of shape {obs.shape} "
-                             f"and a mask of shape {mask.shape}")
+        n_obs, n_act = self.obs_size, self.num_actions
+        if obs.shape[-1:] != (n_obs,) or mask.shape[-1:] != (n_act,):
+            raise ValueError(f"ONNX policy {self.name} plays {_NAMES[self.variant]} (observation "
+                             f"{n_obs}, {n_act} actions); got an observation of shape "
+                             f"{obs.shape} and a mask of shape {mask.shape}")
         single = obs.ndim == 1
-        out = self.session.run([OUTPUT], {"observation": obs.reshape(-1, OBS_SIZE),
-                                          "action_mask": mask.reshape(-1, NUM_ACTIONS)})[0]
+        out = self.session.run([OUTPUT], {"observation": obs.reshape(-1, n_obs),
+                                          "action_mask": mask.reshape(-1, n_act)})[0]
         return out[0] if single else out
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        """Action id for one observation (float32 ``(OBS_SIZE,)``) and mask (int8
-        ``(NUM_ACTIONS,)``): the legal action with the largest logit.
+        """Action id for one observation (float32 ``(obs_size,)``) and mask (int8
+        ``(num_actions,)``): the legal action with the largest logit.
 
         Raises:
             ValueError: as :meth:`logits`.

@@ -8,20 +8,31 @@ You hold one seat (partner: the seat opposite, played by a bot like the opponent
 Each time you are on turn the table is shown from your seat and your legal moves are
 listed with numbers; answer with the number or the move's description (e.g.
 ``draw from stock``, ``discard 7``). The bots' moves are printed as they happen.
-``quit`` (or end of input, Ctrl-D) stops at once; ``table`` shows the table again.
-One hand by default; ``--game`` plays hands until a partnership reaches 5,000 (Hand and
-Foot: the four rounds).
+``quit`` (or end of input, Ctrl-D, or Ctrl-C) stops at once; ``table`` shows the table
+again. One hand by default; ``--game`` plays hands until a partnership reaches 5,000
+(Hand and Foot: the four rounds).
+
+The bots' policy is checked against the variant before the first deal: a network of
+another variant is refused with one line (e.g. ``policy 'model.onnx' is a Classic policy
+(observation 202, 91 actions); this game is Hand and Foot (observation 245, 98
+actions)``). ``--policy reference`` plays the variant's reference policy; Hand and Foot
+has none yet, so there it plays the heuristic (the first line says so).
+
+Exit codes: 0 (the hand or game ended, the player stopped, or the output was closed),
+2 (a bad option or a policy that cannot play the variant: one line on stderr).
 """
 
 from __future__ import annotations
 
-import argparse
+import os
 import sys
 
+from canasta_env.cli import ArgumentParser, fail
 from canasta_env.engine import Game, preset
 from canasta_env.render import render_text
 
 from .bot import Bot
+from .loader import reference_note
 
 RELATIVE = ("you", "left", "partner", "right")
 QUIT = {"quit", "q", "exit"}
@@ -35,14 +46,23 @@ def _who(seat: int, me: int) -> str:
     return f"{RELATIVE[(seat - me) % 4]} (seat {seat})"
 
 
-def _ask(game: Game, me: int, read, out) -> int:
-    """The player's legal action, read until a valid answer."""
-    legal = game.legal_actions()
+def _show(game: Game, me: int, legal: list[int], out) -> None:
     out("")
     out(render_text(game, me))
     out("Your moves:")
     for i, a in enumerate(legal, 1):
         out(f"  {i:2d}. {game.table.describe(a)}")
+
+
+def _ask(game: Game, me: int, read, out) -> int:
+    """The player's legal action, read line by line until a valid answer (a loop: any
+    number of ``table`` requests or bad lines).
+
+    Raises:
+        Quit: ``quit``, or the end of input (``read`` raised ``EOFError``).
+    """
+    legal = game.legal_actions()
+    _show(game, me, legal, out)
     while True:
         try:
             line = read("Your move (number or description; 'quit' stops): ")
@@ -54,7 +74,8 @@ def _ask(game: Game, me: int, read, out) -> int:
         if text.lower() in QUIT:
             raise Quit
         if text.lower() in ("table", "t", "?", "help"):
-            return _ask(game, me, read, out)
+            _show(game, me, legal, out)
+            continue
         if text.isdigit():
             k = int(text)
             if 1 <= k <= len(legal):
@@ -92,11 +113,23 @@ def play(seat: int, bot: Bot, seed: int | None, whole_game: bool, read=input,
          out=print, variant: str = "classic") -> int:
     """Play one hand (or a game) of ``variant`` with a person at ``seat`` and ``bot`` at
     the other seats; ``read(prompt)`` gives the person's lines (``EOFError`` stops),
-    ``out`` prints. Returns the exit code (0)."""
-    game = Game(preset(variant), seed=seed)
+    ``out`` prints. Returns the exit code (0).
+
+    Raises:
+        canasta_env.bots.PolicyVariantError, canasta_env.bots.PolicySpecError: ``bot``
+            cannot play ``variant``; raised before anything is dealt or printed.
+        canasta_env.engine.OptionsError: an unknown variant.
+    """
+    options = preset(variant)
+    bot.check_variant(options)
+    game = Game(options, seed=seed)
     name = "Hand and Foot" if variant == "hand_and_foot" else "Canasta"
+    bots = bot.name
+    note = reference_note(options) if bot.name.lower() == "reference" else None
+    if note:
+        bots += f" ({note})"
     out(f"{name}: you are seat {seat} (partnership {'AB'[seat % 2]}, partner seat "
-        f"{(seat + 2) % 4}); bots: {bot.name}; seed {game.seed}. Type 'quit' to stop.")
+        f"{(seat + 2) % 4}); bots: {bots}; seed {game.seed}. Type 'quit' to stop.")
     try:
         while True:
             if game.hand_over:
@@ -121,10 +154,14 @@ def play(seat: int, bot: Bot, seed: int | None, whole_game: bool, read=input,
 
 def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     """Play from the command line (``argv``: the arguments, default ``sys.argv[1:]``;
-    ``prog``: the command name in ``--help``). Returns the exit code: 0, or 2 for a
-    ``--policy`` that cannot be loaded (message on stderr)."""
-    p = argparse.ArgumentParser(prog=prog,
-                                description="Play Canasta in the terminal against bots.")
+    ``prog``: the command name in ``--help``). Returns the exit code: 0, or 2 for a bad
+    option or a ``--policy`` that cannot be loaded or cannot play ``--variant`` (one line
+    on stderr).
+
+    Raises:
+        SystemExit: ``--help`` (0) or a bad option (2, one line on stderr).
+    """
+    p = ArgumentParser(prog=prog, description="Play Canasta in the terminal against bots.")
     p.add_argument("--seat", type=int, default=0, choices=range(4), help="your seat 0..3")
     p.add_argument("--policy", default="heuristic",
                    help="bots: heuristic, random, reference, or a .onnx path (.zip "
@@ -135,14 +172,17 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     p.add_argument("--variant", default="classic", choices=["classic", "hand_and_foot"])
     args = p.parse_args(argv)
     try:
-        bot = Bot(args.policy)
-    except ValueError as e:  # PolicySpecError / CheckpointError: a bad --policy
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+        # before the first deal: the policy loads and fits the variant, or one line
+        bot = Bot(args.policy, variant=args.variant)
+    except ValueError as e:  # PolicySpecError / PolicyVariantError / CheckpointError
+        return fail(p.prog, e)
     try:
         return play(args.seat, bot, args.seed, args.game, variant=args.variant)
     except KeyboardInterrupt:
         print("\nStopped. Bye.")
+        return 0
+    except BrokenPipeError:  # the output was closed (e.g. piped into head): stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
 
 

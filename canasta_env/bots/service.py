@@ -15,7 +15,8 @@ models need no torch.
 endpoint                           what it does
 =================================  ===================================================
 ``POST /games``                    new game: ``seats`` (4 x ``"human"`` / ``"bot"``),
-                                   ``variant`` (``"classic"``), optional ``seed``,
+                                   ``variant`` (``"classic"`` or
+                                   ``"hand_and_foot"``), optional ``seed``,
                                    ``bot_policy``, ``auto_deal``, ``rules``,
                                    ``starting_scores``. Bots move at once until a human
                                    is on turn or the hand (game, with ``auto_deal``)
@@ -47,8 +48,19 @@ Errors: every bad request is answered with a 4xx status and ``{"detail": "<messa
 and leaves the game unchanged: 404 unknown game; 409 not that seat's turn, a bot's seat,
 the hand or game over, no finished hand to move on from; 400 illegal action, unknown
 action description, malformed position, unknown variant or rules option, bad seat list,
-unknown or unavailable bot policy; 422 a request body of the wrong shape (``detail``
-names each field).
+unknown or unavailable bot policy, a bot policy built for another variant than the
+game's (checked before anything is dealt or stored: ``bot policy 'model.onnx' cannot play
+this game: policy 'model.onnx' is a Classic policy (observation 202, 91 actions); this
+game is Hand and Foot (observation 245, 98 actions)``); 422 a request body of the wrong
+shape (``detail`` names each field).
+
+Variants: ``reference`` plays each game with its variant's reference policy; Hand and
+Foot has none yet, so there it plays the heuristic. The stateless ``/move`` and ``/turn``
+check the policy against the position's variant the same way.
+
+Command line: a bad option, a ``--policy`` that cannot be loaded, or a ``--host`` /
+``--port`` that cannot be bound (in use, not an address of this machine, no permission)
+is one line on stderr and exit code 2; Ctrl-C stops the server (exit 0).
 
 Trust model: a local service for one frontend. There is no authentication: any client
 may ask for any seat's view, so a frontend shows each person only their own seat. A
@@ -60,7 +72,7 @@ unpickles it.
 
 from __future__ import annotations
 
-import argparse
+import socket
 import sys
 import threading
 import uuid
@@ -70,6 +82,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 
+from canasta_env.cli import ArgumentParser, fail, host, port, positive_int
 from canasta_env.engine import (
     Game,
     IllegalActionError,
@@ -207,8 +220,15 @@ class Service:
         self.bot(None)  # load the default now: a missing policy file fails at start-up
 
     # --------------------------------------------------------------- policies
-    def bot(self, spec: str | None) -> tuple[str, Bot]:
-        """The bot for a request's policy spec (``None``: the default)."""
+    def bot(self, spec: str | None, variant: Any = None) -> tuple[str, Bot]:
+        """The bot for a request's policy spec (``None``: the default), checked against
+        ``variant`` (rules options or a variant name) when given.
+
+        Raises:
+            ServiceError: 400, the spec is not offered by this server, cannot be loaded,
+                or cannot play ``variant`` (a policy of another variant; ``reference``
+                whose file for the variant is not usable).
+        """
         name = self.default_policy if spec is None or spec.strip().lower() == "default" \
             else spec.strip()
         if name.lower() in BUILTIN_POLICIES:
@@ -226,6 +246,13 @@ class Service:
                 raise ServiceError(400, f"bot policy {name!r} cannot be used: {e}") from None
             with self._lock:
                 bot = self._bots.setdefault(name, bot)
+        if variant is not None:
+            try:
+                with self._policy_lock:  # may load the variant's reference once
+                    bot.check_variant(variant)
+            except ValueError as e:  # PolicyVariantError, PolicySpecError, a bad file
+                raise ServiceError(400, f"bot policy {name!r} cannot play this game: {e}") \
+                    from None
         return name, bot
 
     # --------------------------------------------------------------- games
@@ -239,6 +266,12 @@ class Service:
     def create(self, seats: list[str], variant: str = "classic", seed: int | None = None,
                bot_policy: str | None = None, auto_deal: bool = False,
                rules: dict | None = None, starting_scores: list[int] | None = None) -> dict:
+        """A new game (see ``POST /games``); stored only once everything is checked.
+
+        Raises:
+            ServiceError: 400 for bad seats, variant, rules, starting scores, an
+                unavailable bot policy or one that cannot play the variant.
+        """
         seats = self._check_seats(seats)
         try:
             options = preset(variant, **(rules or {}))
@@ -250,7 +283,8 @@ class Service:
                 raise ServiceError(400, f"starting_scores must be two ints (partnerships 0 and "
                                         f"1), got {starting_scores!r}")
             scores = (int(starting_scores[0]), int(starting_scores[1]))
-        policy, bot = self.bot(bot_policy) if "bot" in seats else (None, None)
+        # the bots' policy must fit the variant: refused here, before the deal and the store
+        policy, bot = self.bot(bot_policy, options) if "bot" in seats else (None, None)
         try:
             game = Game(options, seed=seed, scores=scores)
         except ValueError as e:
@@ -384,15 +418,26 @@ class Service:
         return game
 
     def move(self, position: Any, seat: int, policy: str | None) -> dict:
+        """The bot's next decision in ``position`` (``POST /move``).
+
+        Raises:
+            ServiceError: 400 malformed position or a policy that cannot play its
+                variant; 409 ``seat`` is not on turn.
+        """
         game = self._position_game(position, seat)
-        name, bot = self.bot(policy)
+        name, bot = self.bot(policy, game.options)
         with self._policy_lock:
             action = bot.act(game, seat)
         return {"action": action, "description": game.table.describe(action), "policy": name}
 
     def turn(self, position: Any, seat: int, policy: str | None) -> dict:
+        """The bot's whole turn from ``position`` (``POST /turn``).
+
+        Raises:
+            ServiceError: as :meth:`move`.
+        """
         game = self._position_game(position, seat)
-        name, bot = self.bot(policy)
+        name, bot = self.bot(policy, game.options)
         with self._policy_lock:
             moves = bot.play_seat_turn(game, seat)
         return {"position": to_position(game), "moves": moves, "policy": name}
@@ -411,7 +456,8 @@ class NewGame(BaseModel):
     seats: list[StrictStr] = Field(
         ..., description="4 entries, seat 0..3: 'human' or 'bot'",
         examples=[["human", "bot", "bot", "bot"]])
-    variant: StrictStr = Field("classic", description="rules preset ('classic')")
+    variant: StrictStr = Field("classic", description="rules preset: 'classic' or "
+                                                      "'hand_and_foot'")
     seed: StrictInt | None = Field(None, description="deal seed (random if omitted)")
     bot_policy: StrictStr | None = Field(
         None, description="'heuristic', 'random', 'reference' or the server's --policy "
@@ -458,8 +504,8 @@ def create_app(policy: str = "reference", max_games: int = 1000):
     app = FastAPI(
         title="canasta_env bots",
         version="0.1.0",
-        description="Classic Canasta games against trained or rule-based bots. Positions use "
-                    "the JSON format of canasta_env.engine.to_position.",
+        description="Canasta (Classic, Hand and Foot) games against trained or rule-based "
+                    "bots. Positions use the JSON format of canasta_env.engine.to_position.",
     )
     app.state.service = service
 
@@ -515,29 +561,72 @@ def create_app(policy: str = "reference", max_games: int = 1000):
     return app
 
 
+def bind(host_name: str, port_number: int) -> socket.socket:
+    """A TCP socket bound to ``(host_name, port_number)`` (not listening yet), for
+    uvicorn: binding here turns every bind failure into one clear error.
+
+    Raises:
+        OSError: the host name does not resolve (``socket.gaierror``), the port is in
+            use, the address is not one of this machine's, or no permission.
+    """
+    family, kind, proto, _, address = socket.getaddrinfo(
+        host_name, port_number, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+    except OSError:
+        sock.close()
+        raise
+    sock.set_inheritable(True)
+    return sock
+
+
 def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     """Run the service (``argv``: the command-line arguments, default ``sys.argv[1:]``;
-    ``prog``: the command name in ``--help``). Returns the exit code: 0, or 2 when the
-    default ``--policy`` cannot be loaded (message on stderr)."""
-    p = argparse.ArgumentParser(prog=prog,
-                                description="Canasta bots as an HTTP JSON service (docs at /docs).")
-    p.add_argument("--host", default="127.0.0.1", help="interface (default: localhost only)")
-    p.add_argument("--port", type=int, default=8000)
+    ``prog``: the command name in ``--help``). Returns the exit code: 0 after the server
+    stops, or 2 when the default ``--policy`` cannot be loaded or ``--host`` /
+    ``--port`` cannot be bound (one line on stderr).
+
+    Raises:
+        SystemExit: ``--help`` (0) or a bad option (2, one line on stderr).
+    """
+    p = ArgumentParser(prog=prog,
+                       description="Canasta bots as an HTTP JSON service (docs at /docs).")
+    p.add_argument("--host", type=host, default="127.0.0.1",
+                   help="interface (default: localhost only)")
+    p.add_argument("--port", type=port, default=8000, help="TCP port 1..65535 (default 8000)")
     p.add_argument("--policy", default="reference",
                    help="default bot policy: reference (checkpoints/reference/, the .onnx "
                         "with onnxruntime), heuristic, random, or a .onnx path (.zip "
                         "checkpoints: through python -m training.serve)")
-    p.add_argument("--max-games", type=int, default=1000, help="games kept in memory")
-    p.add_argument("--log-level", default="info")
+    p.add_argument("--max-games", type=positive_int, default=1000, help="games kept in memory")
+    p.add_argument("--log-level", default="info",
+                   choices=["critical", "error", "warning", "info", "debug", "trace"])
     args = p.parse_args(argv)
     try:
         app = create_app(args.policy, args.max_games)
     except ServiceError as e:
-        print(f"error: {e.message}", file=sys.stderr)
-        return 2
+        return fail(p.prog, e.message)
+    try:
+        sock = bind(args.host, args.port)
+    except OSError as e:
+        return fail(p.prog, f"cannot listen on {args.host}:{args.port}: "
+                            f"{e.strerror or e}")
     import uvicorn
 
-    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
+    server = uvicorn.Server(uvicorn.Config(app, host=args.host, port=args.port,
+                                           log_level=args.log_level))
+    if args.log_level in ("info", "debug", "trace"):  # uvicorn says nothing of given sockets
+        shown = f"[{args.host}]" if ":" in args.host else args.host
+        print(f"serving on http://{shown}:{args.port} (docs at /docs; Ctrl-C stops)",
+              file=sys.stderr, flush=True)
+    try:
+        server.run(sockets=[sock])
+    except KeyboardInterrupt:  # uvicorn re-raises the Ctrl-C it stopped on: a normal stop
+        pass
+    finally:
+        sock.close()
     return 0
 
 

@@ -1,0 +1,165 @@
+"""What every command line of the project shares: errors are one line on stderr and exit
+code 2, never a traceback.
+
+==========================  ==========================================================
+piece                       use
+==========================  ==========================================================
+:class:`ArgumentParser`     ``argparse`` whose errors (unknown flag, a bad value)
+                            print one line, ``PROG: error: MESSAGE``, and exit 2
+                            (no usage block; ``--help`` shows it)
+:func:`fail`                print a refused input the same way; returns 2
+:func:`interrupted`         print ``PROG: interrupted`` after Ctrl-C; returns 130
+:func:`one_line`            a message of several lines as one line
+argument types              :func:`positive_int`, :func:`nonnegative_int`,
+                            :func:`positive_float` (finite), :func:`port`
+                            (1..65535), :func:`host`, :func:`existing_file`
+                            (a file, not a directory)
+==========================  ==========================================================
+
+Exit codes of every command: 0 success, 2 refused input (flags, values, files, policies
+that cannot play the variant, a port that cannot be bound), 130 interrupted (SIGINT,
+Ctrl-C; the conventional 128 + 2). A few commands document one more code of their own.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from pathlib import Path
+from typing import NoReturn
+
+#: exit code of a refused input
+EXIT_USAGE = 2
+#: exit code after SIGINT (Ctrl-C): 128 + signal 2
+EXIT_INTERRUPTED = 130
+
+
+def one_line(message: object) -> str:
+    """``message`` on one line: its lines stripped and joined with ``"; "`` (with a
+    space after a line that ends in ``:``)."""
+    out = ""
+    for line in str(message).splitlines():
+        line = line.strip()
+        if not line:
+            continue
+        if out:
+            out += " " if out.endswith(":") else "; "
+        out += line
+    return out
+
+
+def fail(prog: str, message: object) -> int:
+    """Print ``PROG: error: MESSAGE`` (one line) on stderr; returns :data:`EXIT_USAGE`."""
+    print(f"{prog}: error: {one_line(message)}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def interrupted(prog: str, what: str = "") -> int:
+    """Print ``PROG: interrupted`` (``what``: more words) on stderr after Ctrl-C;
+    returns :data:`EXIT_INTERRUPTED`."""
+    print(f"{prog}: interrupted{': ' + what if what else ''}", file=sys.stderr)
+    return EXIT_INTERRUPTED
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """``argparse.ArgumentParser`` whose errors are one line on stderr,
+    ``PROG: error: MESSAGE``, and exit code 2 (argparse prints a usage block first)."""
+
+    def error(self, message: str) -> NoReturn:
+        """Print ``message`` as one line and exit 2.
+
+        Raises:
+            SystemExit: always, with code 2.
+        """
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {one_line(message)}\n")
+
+
+def _int(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an int: {text!r}") from None
+
+
+def positive_int(text: str) -> int:
+    """An int >= 1 (an ``argparse`` type).
+
+    Raises:
+        argparse.ArgumentTypeError: anything else.
+    """
+    value = _int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive int, got {text!r}")
+    return value
+
+
+def nonnegative_int(text: str) -> int:
+    """An int >= 0 (an ``argparse`` type).
+
+    Raises:
+        argparse.ArgumentTypeError: anything else.
+    """
+    value = _int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be an int >= 0, got {text!r}")
+    return value
+
+
+def positive_float(text: str) -> float:
+    """A finite number > 0 (an ``argparse`` type).
+
+    Raises:
+        argparse.ArgumentTypeError: anything else (``nan``, ``inf`` included).
+    """
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number > 0, got {text!r}")
+    return value
+
+
+def port(text: str) -> int:
+    """A TCP port 1..65535 (an ``argparse`` type).
+
+    Raises:
+        argparse.ArgumentTypeError: anything else.
+    """
+    value = _int(text)
+    if not 1 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"a port must be 1..65535, got {text!r}")
+    return value
+
+
+def host(text: str) -> str:
+    """A host name or address to listen on, without spaces or a port (an ``argparse``
+    type). Whether it can be bound is found out when the socket is bound.
+
+    Raises:
+        argparse.ArgumentTypeError: empty, or with whitespace or ``/``.
+    """
+    value = text.strip()
+    if not value or any(c.isspace() or c == "/" for c in value):
+        raise argparse.ArgumentTypeError(f"not a host name or address: {text!r}")
+    return value
+
+
+def existing_file(text: str) -> str:
+    """The path of an existing file (an ``argparse`` type).
+
+    Raises:
+        argparse.ArgumentTypeError: no such file, or a directory.
+    """
+    path = Path(text)
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text} is a directory, not a file")
+    if not path.is_file():
+        raise argparse.ArgumentTypeError(f"{text} does not exist")
+    return text
+
+
+__all__ = ["ArgumentParser", "EXIT_INTERRUPTED", "EXIT_USAGE", "existing_file", "fail", "host",
+           "interrupted", "nonnegative_int", "one_line", "port", "positive_float",
+           "positive_int"]
