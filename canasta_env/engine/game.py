@@ -395,7 +395,8 @@ class Game:
         # going out concealed after a stock draw needs no opening minimum
         need_b = 0 if (opened or drew_stock) else need
         return can_go_out(hand, nat, wild, cap, csize, have, o.canastas_to_go_out, need_b,
-                          black_three_melds=o.black_three_melds)
+                          black_three_melds=o.black_three_melds,
+                          black_three_max=o.black_three_meld_max)
 
     def _pickup_search(self, hand, nat, wild, tp: int, pending: list[int], seen: set) -> bool:
         """Phase PICKUP: can melds from ``hand`` reach the opening minimum so that, with
@@ -802,11 +803,13 @@ class Game:
             legal.sort()
             return legal
         # black 3s: only as part of going out
+        # (at most black_three_meld_max of them; one more can still be the discard)
         b3 = hand[BLACK_THREE]
-        if o.black_three_melds and 3 <= b3 <= o.black_three_meld_max and \
+        b3_meld = min(b3, o.black_three_meld_max)
+        if o.black_three_melds and b3 >= 3 and \
                 self.asked != ASKED_NO and not self.no_discard:
-            hand[BLACK_THREE] = 0
-            if feas(hand, nat, wild, tp0 + (0 if opened else 5 * b3), True, None, True,
+            hand[BLACK_THREE] = b3 - b3_meld
+            if feas(hand, nat, wild, tp0 + (0 if opened else 5 * b3_meld), True, None, True,
                     self.asked, self.drew_stock):
                 legal.append(A.MELD_BLACK_THREES)
             hand[BLACK_THREE] = b3
@@ -1109,8 +1112,8 @@ class Game:
             self._lay_wild(team, j, t)
             pts = j * _V[JOKER] + t * _V[TWO]
         elif action == A.MELD_BLACK_THREES:
-            b3 = hand[BLACK_THREE]
-            hand[BLACK_THREE] = 0
+            b3 = min(hand[BLACK_THREE], self.options.black_three_meld_max)
+            hand[BLACK_THREE] -= b3
             self._lay(team, BLACK_THREE, b3, 0, 0)
             pts = 5 * b3
             self.must_out = True
