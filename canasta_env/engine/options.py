@@ -84,6 +84,14 @@ class RulesOptions:
         black_three_meld_max: most black 3s in a going-out meld (4).
         black_three_melds: black 3s may be melded when going out (True: pagat; False:
             never melded, SPEC section 3's option).
+
+    Raises:
+        OptionsError: an option of the wrong type or out of its range, naming the option
+            and the bound; among them a pack too small for the worst-case deal
+            (docs/RULES.md §2.2 Deal, §3.1 Pack hand and foot, §7): the options are
+            accepted only if ``4 * (hand_size + foot_size) + 1 + draw_count <= 46 *
+            decks``, so that every seed deals and the first player can draw (see
+            :attr:`deal_worst_case`).
     """
 
     variant: str = "classic"
