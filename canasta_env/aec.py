@@ -103,7 +103,9 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
             ``black_three_freezes=True``.
 
     Raises:
-        OptionsError: unknown or bad option.
+        OptionsError: unknown or bad option, at construction: among them rules whose
+            pack is too small for the worst-case deal (``4 * (hand_size + foot_size) +
+            1 + draw_count <= 46 * decks``, see ``RulesOptions.deal_worst_case``).
     """
 
     metadata = {"name": "canasta_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False}

@@ -8,7 +8,14 @@ Meld vectors have 12 entries: the ranks 4 .. A, then black 3.
 Every entry is a non-negative float32; counts are divided by the scale in the table so values stay
 near [0, 1]. Only information the observing seat may know is included: the contents of
 the discard pile are public (each card in it was seen face up) and so are cards a player
-took with the pile and still holds ("known").
+took with the pile and still holds ("known"). While a taken pile is set aside (phase
+``PICKUP``: the opening must be completed before the rest of the pile joins the hand,
+docs/RULES.md §2.10, §2.8) its cards stay public: ``pile_contents`` counts them with the
+cards still in the pile (docs/RULES.md §7; :func:`canasta_env.public.public_pile`).
+With ``pile_take_limit`` (Hand and Foot takes the top 7 cards) part of the pile can stay
+while the rest is set aside; the two parts are then told apart by their sizes
+(``pile_size``, the last entry of ``turn_state``), not card by card: the layout is
+fixed (a shipped checkpoint depends on it).
 
 =====================  ====  ======  ==========================================
 piece                  size  scale   meaning
@@ -26,8 +33,12 @@ melds_them_naturals    12    1/8     same for the opponents
 melds_them_jokers      12    1/4
 melds_them_twos        12    1/4
 pile_top               15    1       one-hot class of the upcard (zeros if empty)
-pile_contents          15    1/8     cards per class in the discard pile
-pile_size              1     1/50    cards in the discard pile
+pile_contents          15    1/8     cards per class in the discard pile and, in
+                                     phase PICKUP, set aside from it (taken for
+                                     an opening not yet complete; their count
+                                     is the last entry of turn_state)
+pile_size              1     1/50    cards in the discard pile (set-aside cards
+                                     not included)
 pile_frozen            3     1       frozen for all / frozen against us / them
 stop_card              1     1       a black 3 is on top
 stock_size             1     1/100   cards in the stock
@@ -196,6 +207,8 @@ def encode(game: Game, seat: int) -> np.ndarray:
     top = [0] * NUM_CLASSES
     contents = [0] * NUM_CLASSES
     for c in pile:
+        contents[c] += 1
+    for c in game.pending:  # a pile set aside for the opening (PICKUP) stays public
         contents[c] += 1
     if pile:
         top[pile[-1]] = 1

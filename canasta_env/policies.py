@@ -10,6 +10,10 @@ only from its own generator, so a seeded evaluation replays exactly.
 
 No torch import here: learned policies live in :mod:`training.checkpoint`.
 
+Every policy checks its inputs with :func:`check_policy_inputs` before acting and raises
+``ValueError`` with one message per kind of bad input (not 1-D, another variant's size,
+not finite floats, a mask that is not 0 / 1 or has no legal action); docs/RULES.md §7.
+
 =======================  ============================================================
 policy                   behaviour
 =======================  ============================================================
@@ -68,7 +72,97 @@ from .engine.feasibility import can_go_out as _engine_can_go_out
 from .engine.game import Phase
 from .observation import MELD_SLOTS, OBS_SIZE, OBS_SIZE_HAND_AND_FOOT, SLICES, SLICES_HAND_AND_FOOT
 
-__all__ = ["Policy", "RandomPolicy", "HeuristicPolicy", "TableView", "can_go_out", "p_at_least"]
+__all__ = ["Policy", "RandomPolicy", "HeuristicPolicy", "TableView", "can_go_out",
+           "check_policy_inputs", "p_at_least"]
+
+#: observation size -> (variant name, number of actions) of the two layouts
+LAYOUTS: dict[int, tuple[str, int]] = {
+    OBS_SIZE: ("Classic", A.NUM_ACTIONS),
+    OBS_SIZE_HAND_AND_FOOT: ("Hand and Foot", A.NUM_ACTIONS_HAND_AND_FOOT),
+}
+_BY_ACTIONS = {n: (name, size) for size, (name, n) in LAYOUTS.items()}
+
+
+def check_policy_inputs(observation, action_mask, obs_size: int | None = None,
+                        num_actions: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Validate one seat's (observation, action mask) before a policy acts on it
+    (docs/RULES.md §7 environment contract & boundaries: a policy asked to act on an
+    all-zero mask or on another variant's observation raises).
+
+    The sizes a policy expects: ``obs_size`` / ``num_actions`` when given (a policy bound
+    to one variant, e.g. a checkpoint); otherwise the variant whose layout the mask's
+    length (else the observation's) names: Classic :data:`OBS_SIZE` entries and
+    ``NUM_ACTIONS`` (91) actions, Hand and Foot :data:`OBS_SIZE_HAND_AND_FOOT` and 98.
+
+    Args:
+        observation: one seat's observation, a 1-D float vector (float32 from the env).
+        action_mask: its action mask, 1-D: int8 (as the env gives it), bool, or other
+            integers (or floats) that are all exactly 0 or 1; 1 = legal.
+        obs_size, num_actions: the sizes the policy expects (None: by the layout).
+
+    Returns:
+        (observation as float32, mask as int8), both 1-D (copies only when converted).
+
+    Raises:
+        ValueError: the message says exactly what is wrong -- not 1-D, not floats,
+            non-finite values, another size (naming the variant the policy expects and
+            the one the input belongs to), mask values other than 0 / 1, or a mask with
+            no legal action (all zeros).
+    """
+    try:
+        obs = np.asarray(observation)
+        mask = np.asarray(action_mask)
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"observation and action_mask must be numeric arrays ({e})") from None
+    if obs.ndim != 1:
+        raise ValueError(f"observation must be 1-D (one seat's vector), got shape {obs.shape}")
+    if mask.ndim != 1:
+        raise ValueError(f"action_mask must be 1-D (one seat's mask), got shape {mask.shape}")
+    # the sizes this policy plays
+    if obs_size is None and num_actions is None:
+        if len(mask) in _BY_ACTIONS:
+            obs_size = _BY_ACTIONS[len(mask)][1]
+        elif len(obs) in LAYOUTS:
+            obs_size = len(obs)
+        else:
+            raise ValueError(
+                f"action_mask has {len(mask)} entries and observation {len(obs)}; a policy "
+                f"expects {A.NUM_ACTIONS} and {OBS_SIZE} (Classic) or "
+                f"{A.NUM_ACTIONS_HAND_AND_FOOT} and {OBS_SIZE_HAND_AND_FOOT} (Hand and Foot)")
+    if obs_size is None:
+        obs_size = _BY_ACTIONS.get(num_actions, (None, None))[1]
+    if num_actions is None:
+        num_actions = LAYOUTS.get(obs_size, (None, None))[1]
+    name = LAYOUTS.get(obs_size, (None,))[0]
+    this = f"this {name} policy" if name else "this policy"
+    if obs_size is not None and len(obs) != obs_size:
+        other = LAYOUTS.get(len(obs), (None,))[0]
+        why = f" (a {other} observation: another variant)" if other else ""
+        raise ValueError(f"observation has {len(obs)} entries, {this} expects {obs_size}{why}")
+    if obs.dtype.kind != "f":
+        raise ValueError(f"observation must be floats (float32), got dtype {obs.dtype}")
+    finite = np.isfinite(obs)
+    if not finite.all():
+        bad = np.flatnonzero(~finite)
+        raise ValueError(f"observation has {bad.size} non-finite value(s) (NaN or inf), first "
+                         f"at index {int(bad[0])}")
+    if num_actions is not None and len(mask) != num_actions:
+        other = _BY_ACTIONS.get(len(mask), (None,))[0]
+        why = f" (a {other} mask: another variant)" if other else ""
+        raise ValueError(f"action_mask has {len(mask)} entries, {this} expects "
+                         f"{num_actions}{why}")
+    if mask.dtype != np.bool_:
+        if mask.dtype.kind not in "iuf":
+            raise ValueError(f"action_mask must be int8, bool or numbers 0 / 1, got dtype "
+                             f"{mask.dtype}")
+        bad = ~((mask == 0) | (mask == 1))
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise ValueError(f"action_mask entries must be 0 or 1, got {mask[i].item()} at "
+                             f"index {i}")
+    if not mask.any():
+        raise ValueError("action_mask has no legal action (all zeros)")
+    return obs.astype(np.float32, copy=False), mask.astype(np.int8, copy=False)
 
 
 @runtime_checkable
@@ -82,7 +176,8 @@ class Policy(Protocol):
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         """A legal action id for ``observation`` (float32 ``(OBS_SIZE,)``) and
-        ``action_mask`` (int8 ``(NUM_ACTIONS,)``, 1 = legal)."""
+        ``action_mask`` (int8 or bool ``(NUM_ACTIONS,)``, 1 = legal). Raises
+        ``ValueError`` for inputs :func:`check_policy_inputs` refuses."""
 
 
 class RandomPolicy:
@@ -102,9 +197,13 @@ class RandomPolicy:
             self._rng = np.random.default_rng(seed)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        legal = np.flatnonzero(action_mask)
-        if legal.size == 0:
-            raise ValueError("RandomPolicy.act: the action mask has no legal action")
+        """A uniformly random legal action.
+
+        Raises:
+            ValueError: bad inputs, see :func:`check_policy_inputs`.
+        """
+        _, mask = check_policy_inputs(observation, action_mask)
+        legal = np.flatnonzero(mask)
         return int(legal[self._rng.integers(legal.size)])
 
 
@@ -359,9 +458,13 @@ class HeuristicPolicy:
 
     # ------------------------------------------------------------------ entry
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        """The heuristic's legal action (see the module docstring).
+
+        Raises:
+            ValueError: bad inputs, see :func:`check_policy_inputs`.
+        """
+        observation, action_mask = check_policy_inputs(observation, action_mask)
         legal = np.flatnonzero(action_mask).tolist()
-        if not legal:
-            raise ValueError("HeuristicPolicy.act: the action mask has no legal action")
         if len(legal) == 1:
             return legal[0]
         v = TableView(observation)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .engine.cards import CLASS_NAMES, JOKER, NUM_CLASSES, counts_to_names
 from .engine.game import Game, Phase
+from .public import public_pile
 
 _SEAT_NAMES = ("me", "left", "partner", "right")
 
@@ -40,8 +41,10 @@ def _books(game: Game, team: int) -> str:
 
 def render_text(game: Game, seat: int) -> str:
     """A readable table for ``seat``: own hand, both partnerships' melds, red 3s, the
-    pile (top, size, frozen / stop), hand sizes, scores, opening minimums and the
-    phase. Never shows another seat's hidden cards."""
+    pile (top, size, frozen / stop, its cards bottom to top, and the cards set aside
+    while an opening by pile take is completed), hand sizes, scores, opening minimums
+    and the phase. Never shows another seat's hidden cards; the pile's cards are public
+    (docs/RULES.md §2.10, §7)."""
     us, them = seat & 1, (seat + 1) & 1
     foot = game.options.foot_size > 0
     title = (f"Hand and Foot round {game.hand_number + 1} of {game.options.rounds}" if foot
@@ -66,6 +69,7 @@ def render_text(game: Game, seat: int) -> str:
         sizes.append(f"{_SEAT_NAMES[k]}: {sum(game.hands[s])} cards{where}, "
                      f"{game.red3[s]} red 3s{extra}")
     lines.append("Players: " + " | ".join(sizes))
+    piles = public_pile(game)
     if game.pile:
         top = CLASS_NAMES[game.pile[-1]]
         flags = []
@@ -77,12 +81,16 @@ def render_text(game: Game, seat: int) -> str:
             flags.append("stop card")
         n = len(game.pile)
         lines.append(f"Discard pile: {n} card{'' if n == 1 else 's'}, top {top}"
-                     + (f" ({', '.join(flags)})" if flags else ""))
+                     + (f" ({', '.join(flags)})" if flags else "")
+                     + f"; cards, bottom to top: {' '.join(piles.names()['pile'])}")
     else:
         lines.append("Discard pile: empty")
     lines.append(f"Stock: {len(game.stock)} cards")
     if game.phase == Phase.PICKUP:
-        lines.append(f"Pile set aside for the opening: {len(game.pending)} cards; "
+        aside = piles.names()["set_aside"]
+        listed = f": {' '.join(aside)}" if aside else ""
+        lines.append(f"Pile set aside for the opening: {len(aside)} "
+                     f"card{'' if len(aside) == 1 else 's'}{listed}; "
                      f"opening points so far {game.turn_points}")
     lines.append("My hand: " + " ".join(counts_to_names(game.hands[seat])))
     if game.to_move is not None:

@@ -228,7 +228,8 @@ def test_a_classic_checkpoint_refuses_another_variants_observation(tmp_path):
     cfg = load_config(ROOT / "configs" / "smoke.yaml", checkpoint_dir=str(tmp_path / "ck"),
                       tensorboard_dir=str(tmp_path / "tb"), total_timesteps=256)
     pol = load_policy_checkpoint(train(cfg))
-    with pytest.raises(CheckpointError, match="another variant"):
+    with pytest.raises(ValueError, match=r"observation has 245 entries, this Classic policy "
+                       r"expects 202 \(a Hand and Foot observation: another variant\)"):
         pol.act(np.zeros(245, np.float32), np.ones(98, np.int8))
 
 

@@ -15,6 +15,7 @@ import numpy as np
 from canasta_env.engine import preset
 from canasta_env.engine.actions import num_actions
 from canasta_env.observation import obs_size
+from canasta_env.policies import check_policy_inputs
 
 #: variant -> (observation shape, number of actions) a checkpoint may have
 VARIANT_SIZES = {v: ((obs_size(preset(v)),), num_actions(preset(v)))
@@ -88,23 +89,29 @@ class CheckpointPolicy:
             self._gen.manual_seed(seed)
 
     def logits(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
-        """Masked action logits, float32 ``(NUM_ACTIONS,)`` (illegal actions -1e8)."""
+        """Masked action logits, float32 ``(NUM_ACTIONS,)`` (illegal actions -1e8).
+
+        Raises:
+            ValueError: inputs this checkpoint cannot play (another variant's sizes, not
+                1-D, not finite floats, a mask with no legal action ...), with the
+                message of :func:`canasta_env.policies.check_policy_inputs`.
+        """
         torch = self._torch
-        size = self.model.observation_space.shape[0]
-        if np.shape(observation)[-1] != size or np.shape(action_mask)[-1] != self.model.action_space.n:
-            raise CheckpointError(
-                f"checkpoint {self.name} plays another variant (observation {size}, "
-                f"{self.model.action_space.n} actions); got an observation of "
-                f"{np.shape(observation)[-1]} and a mask of {np.shape(action_mask)[-1]} "
-                "(another variant)")
+        observation, action_mask = check_policy_inputs(
+            observation, action_mask, obs_size=self.model.observation_space.shape[0],
+            num_actions=self.model.action_space.n)
         with torch.no_grad():
             obs = torch.as_tensor(observation, dtype=torch.float32).reshape(1, -1)
-            dist = self.policy.get_distribution(obs, action_masks=np.asarray(action_mask, bool)[None])
+            dist = self.policy.get_distribution(obs, action_masks=action_mask.astype(bool)[None])
             return dist.distribution.logits[0].numpy()
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        """Action id for one observation (float32 ``(OBS_SIZE,)``) and mask (int8
-        ``(NUM_ACTIONS,)``); always a legal action."""
+        """Action id for one observation (float32 ``(OBS_SIZE,)``) and mask (int8 or bool
+        ``(NUM_ACTIONS,)``); always a legal action.
+
+        Raises:
+            ValueError: see :meth:`logits`.
+        """
         logits = self.logits(observation, action_mask)
         if self.deterministic:
             return int(np.argmax(logits))

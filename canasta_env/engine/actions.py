@@ -17,8 +17,8 @@ START_MELD + 3*i + k            33     start a meld of rank MELD_RANKS[i]: k=0 t
                                        naturals + 2
 ADD_TO_MELD + 3*i + k           33     add to our meld of rank MELD_RANKS[i]: k=0 a
                                        natural, k=1 a joker, k=2 a 2
-MELD_BLACK_THREES               1      meld all black 3s in hand (3 or 4; only when
-                                       going out)
+MELD_BLACK_THREES               1      meld the black 3s in hand (3 or 4, at most
+                                       black_three_meld_max; only when going out)
 ASK_PARTNER                     1      "Partner, may I go out?"
 ANSWER_YES, ANSWER_NO           2      partner's binding answer
 FINISH_TURN                     1      end the turn without a discard (only after a

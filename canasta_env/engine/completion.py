@@ -95,7 +95,8 @@ def turn_feasible(s: State, hand, nat, wild, tp: int, laid: bool, pending: list[
     # going out concealed after a stock draw needs no opening minimum
     need_b = 0 if (opened or drew_stock) else need
     return can_go_out(hand, nat, wild, cap, csize, have, o.canastas_to_go_out, need_b,
-                      black_three_melds=o.black_three_melds)
+                      black_three_melds=o.black_three_melds,
+                      black_three_max=o.black_three_meld_max)
 
 
 def _pickup_search(s: State, hand, nat, wild, tp: int, pending: list[int], seen: set) -> bool:

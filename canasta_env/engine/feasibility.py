@@ -81,12 +81,12 @@ def best_points(hand, nat, wild, cap: int, keep: int) -> int:
 
 
 def _meld_all(rest, nat, wild, cap: int, size: int, have: int, needed: int, need_pts: int,
-              black_three_melds: bool) -> bool:
+              black_three_melds: bool, black_three_max: int = 4) -> bool:
     """Can every card of ``rest`` be melded (no card left) so the partnership ends with
     at least ``needed`` canastas (it has ``have``) and the cards laid total at least
-    ``need_pts`` points?"""
+    ``need_pts`` points? Black 3s meld as one meld of 3 to ``black_three_max``."""
     b3 = rest[BLACK_THREE]
-    if b3 and (b3 < 3 or not black_three_melds):
+    if b3 and (b3 < 3 or b3 > black_three_max or not black_three_melds):
         return False
     pts = 5 * b3
     pairs = 0
@@ -137,9 +137,12 @@ def _meld_all(rest, nat, wild, cap: int, size: int, have: int, needed: int, need
 
 
 def can_go_out(hand, nat, wild, cap: int, size: int, have: int, needed: int, need_pts: int,
-               may_discard: bool = True, black_three_melds: bool = True) -> bool:
+               may_discard: bool = True, black_three_melds: bool = True,
+               black_three_max: int = 4) -> bool:
     """Can the player meld all of ``hand`` (or all but one card, then discarded) so that
-    the partnership has ``needed`` canastas and the cards laid reach ``need_pts``?"""
+    the partnership has ``needed`` canastas and the cards laid reach ``need_pts``?
+    ``black_three_max``: most black 3s in their one going-out meld (a pack of more than
+    two decks holds more black 3s than that; one more can be the discard)."""
     # cards no meld can take (a lone natural of a rank we have not melded, one or two
     # black 3s): at most one of them, and then it is the discard
     stranded = 0
@@ -156,17 +159,20 @@ def can_go_out(hand, nat, wild, cap: int, size: int, have: int, needed: int, nee
         return False
     if stranded == 1:
         hand[last] -= 1
-        ok = _meld_all(hand, nat, wild, cap, size, have, needed, need_pts, black_three_melds)
+        ok = _meld_all(hand, nat, wild, cap, size, have, needed, need_pts, black_three_melds,
+                       black_three_max)
         hand[last] += 1
         return ok
-    if _meld_all(hand, nat, wild, cap, size, have, needed, need_pts, black_three_melds):
+    if _meld_all(hand, nat, wild, cap, size, have, needed, need_pts, black_three_melds,
+                 black_three_max):
         return True
     if not may_discard:
         return False
     for c in range(len(hand)):
         if hand[c] and c != 3:
             hand[c] -= 1
-            ok = _meld_all(hand, nat, wild, cap, size, have, needed, need_pts, black_three_melds)
+            ok = _meld_all(hand, nat, wild, cap, size, have, needed, need_pts, black_three_melds,
+                           black_three_max)
             hand[c] += 1
             if ok:
                 return True

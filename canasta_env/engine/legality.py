@@ -230,13 +230,14 @@ def legal_meld(s: State) -> list[int]:
     if pickup:
         legal.sort()
         return legal
-    # black 3s: only as part of going out
+    # black 3s: only as part of going out, at most black_three_meld_max of them (with more
+    # in a pack of 3+ decks, one more can still be the discard)
     b3 = hand[BLACK_THREE]
-    if o.black_three_melds and 3 <= b3 <= o.black_three_meld_max and \
-            s.asked != ASKED_NO and not s.no_discard:
-        hand[BLACK_THREE] = 0
-        if turn_feasible(s, hand, nat, wild, tp0 + (0 if opened else 5 * b3), True, None, True,
-                         s.asked, s.drew_stock):
+    b3_meld = min(b3, o.black_three_meld_max)
+    if o.black_three_melds and b3 >= 3 and s.asked != ASKED_NO and not s.no_discard:
+        hand[BLACK_THREE] = b3 - b3_meld
+        if turn_feasible(s, hand, nat, wild, tp0 + (0 if opened else 5 * b3_meld), True, None,
+                         True, s.asked, s.drew_stock):
             legal.append(A.MELD_BLACK_THREES)
         hand[BLACK_THREE] = b3
     # asking partner: only while both answers leave a way to finish the turn (§2.12)

@@ -84,6 +84,14 @@ class RulesOptions:
         black_three_meld_max: most black 3s in a going-out meld (4).
         black_three_melds: black 3s may be melded when going out (True: pagat; False:
             never melded, §3.5's option).
+
+    Raises:
+        OptionsError: an option of the wrong type or out of its range, naming the option
+            and the bound; among them a pack too small for the worst-case deal
+            (docs/RULES.md §2.2 Deal, §3.1 Pack hand and foot, §7): the options are
+            accepted only if ``4 * (hand_size + foot_size) + 1 + draw_count <= 46 *
+            decks``, so that every seed deals and the first player can draw (see
+            :attr:`deal_worst_case`).
     """
 
     variant: str = "classic"
@@ -146,14 +154,13 @@ class RulesOptions:
             raise OptionsError(f"decks must be in 1..8, got {self.decks}")
         if not 0 <= self.jokers <= 40:
             raise OptionsError(f"jokers must be in 0..40, got {self.jokers}")
-        pack = 52 * self.decks + self.jokers
         if not 0 <= self.foot_size <= 30 or self.foot_size in (1, 2):
             raise OptionsError(f"foot_size must be 0 (no foot) or in 3..30, got {self.foot_size}")
-        if not 1 <= self.hand_size or 4 * (self.hand_size + self.foot_size) + 2 > pack:
-            foot = f" (+ foot_size {self.foot_size})" if self.foot_size else ""
-            raise OptionsError(
-                f"hand_size {self.hand_size}{foot} does not fit a pack of {pack} cards for "
-                f"4 players")
+        if not 1 <= self.draw_count <= 5:
+            raise OptionsError(f"draw_count must be in 1..5, got {self.draw_count}")
+        if self.hand_size < 1:
+            raise OptionsError(f"hand_size must be at least 1, got {self.hand_size}")
+        self._check_deal_fits()
         if not 0 <= self.rounds <= 100:
             raise OptionsError(f"rounds must be in 0..100 (0: play to target_score), "
                                f"got {self.rounds}")
@@ -165,8 +172,6 @@ class RulesOptions:
         if any(m < 0 for m in rm):
             raise OptionsError(f"round_minimums must be >= 0, got {rm!r}")
         object.__setattr__(self, "round_minimums", rm)
-        if not 1 <= self.draw_count <= 5:
-            raise OptionsError(f"draw_count must be in 1..5, got {self.draw_count}")
         if self.max_meld_size and not 4 <= self.max_meld_size <= 20:
             raise OptionsError(f"max_meld_size must be 0 (no maximum) or in 4..20, "
                                f"got {self.max_meld_size}")
@@ -203,6 +208,51 @@ class RulesOptions:
             raise OptionsError(f"canasta_size must be in 3..20, got {self.canasta_size}")
         if self.canastas_to_go_out < 0:
             raise OptionsError("canastas_to_go_out must be >= 0")
+
+    @property
+    def deal_worst_case(self) -> int:
+        """Cards (a count) the deal and the first draw can take from the pack at most, for
+        any shuffle (docs/RULES.md §2.2 Deal, §3.1 Pack hand and foot, §7 boundaries):
+
+            4 * (hand_size + foot_size)        hands and feet dealt to the 4 players
+          + jokers + 4 * decks                 every wild card turned onto the pile, ...
+          + 2 * decks                          ... every red 3 turned onto the pile or
+                                               dealt into a hand and replaced from the
+                                               stock (each red 3 is one or the other)
+          + 1                                  the natural upcard that stops the turning
+          + draw_count                         the first player's draw from the stock
+
+        The wild cards and red 3s of the pack are ``jokers + 6 * decks`` of its
+        ``52 * decks + jokers`` cards, so the options deal and play every seed exactly
+        when ``4 * (hand_size + foot_size) + 1 + draw_count <= 46 * decks`` (the natural
+        cards other than red 3s: 46 a deck; jokers do not help). The bound is tight: a
+        shuffle that deals only naturals and puts every wild card and red 3 right under a
+        natural upcard leaves ``46 * decks - 4 * (hand_size + foot_size) - 1`` cards in
+        the stock. Red 3s in a foot are replaced only when the foot is picked up, and
+        only while the stock lasts, so they need no card here.
+        """
+        wild = self.jokers + 4 * self.decks
+        red3 = 2 * self.decks
+        return 4 * (self.hand_size + self.foot_size) + wild + red3 + 1 + self.draw_count
+
+    def _check_deal_fits(self) -> None:
+        """Raises :class:`OptionsError` unless :attr:`deal_worst_case` fits the pack."""
+        pack = 52 * self.decks + self.jokers
+        need = self.deal_worst_case
+        if need <= pack:
+            return
+        players = self.hand_size + self.foot_size
+        largest = (46 * self.decks - 1 - self.draw_count) // 4 - self.foot_size
+        foot = f" + foot_size {self.foot_size}" if self.foot_size else ""
+        fix = (f"at most hand_size {largest} fits" if largest >= 1 else
+               "no hand_size fits; use more decks or a smaller foot_size / draw_count")
+        raise OptionsError(
+            f"hand_size {self.hand_size}{foot} does not fit a pack of {pack} cards for "
+            f"4 players: the worst-case deal needs {need} cards (4 x {players} dealt, "
+            f"{self.jokers + 4 * self.decks} wild cards and {2 * self.decks} red 3s "
+            f"turned up or replaced, 1 natural upcard, {self.draw_count} to draw); "
+            f"4 * (hand_size + foot_size) + 1 + draw_count must be <= 46 * decks "
+            f"= {46 * self.decks}; {fix}")
 
     def opening_minimum(self, score: int) -> int:
         """Opening minimum (points) for a partnership whose cumulative score before the

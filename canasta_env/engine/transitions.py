@@ -240,8 +240,8 @@ def apply_meld(s: State, action: int) -> None:
         lay_wild(s, team, j, t)
         pts = j * _V[JOKER] + t * _V[TWO]
     elif action == A.MELD_BLACK_THREES:
-        b3 = hand[BLACK_THREE]
-        hand[BLACK_THREE] = 0
+        b3 = min(hand[BLACK_THREE], s.options.black_three_meld_max)
+        hand[BLACK_THREE] -= b3
         lay(s, team, BLACK_THREE, b3, 0, 0)
         pts = 5 * b3
         s.must_out = True
