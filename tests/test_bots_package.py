@@ -172,10 +172,13 @@ def test_onnx_policy_rejects_observations_of_another_size():
     mask[0] = 1
     assert pol.act(obs, mask) == 0
     assert pol.logits(np.stack([obs, obs]), np.stack([mask, mask])).shape == (2, NUM_ACTIONS)
-    with pytest.raises(ValueError, match="plays Classic"):
+    with pytest.raises(ValueError, match="observation has 203 entries, this Classic policy "
+                                         "expects 202"):
         pol.act(np.zeros(OBS_SIZE + 1, dtype=np.float32), mask)
-    with pytest.raises(ValueError, match="plays Classic"):
+    with pytest.raises(ValueError, match="action_mask has 98 entries"):
         pol.act(obs, np.ones(98, dtype=np.int8))  # a Hand and Foot mask
+    with pytest.raises(ValueError, match="plays Classic"):  # the batched logits check
+        pol.logits(np.zeros((2, OBS_SIZE + 1), np.float32), np.ones((2, NUM_ACTIONS), np.int8))
 
 
 # ----------------------------------------------------------------------------- commands

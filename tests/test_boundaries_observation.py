@@ -99,6 +99,17 @@ def test_render_and_env_show_the_set_aside_cards():
     assert render_text(_taken("A A A K"), 1) != render_text(_taken("4 6 J K"), 1)
 
 
+def test_the_service_views_show_the_set_aside_cards():
+    from canasta_env.bots.service import seat_view
+
+    for pile, want in (("A A A K", ["A", "A", "A"]), ("4 6 J K", ["4", "6", "J"])):
+        g = _taken(pile)
+        for seat in (None, 0, 1, 2, 3):  # the public view and every seat's
+            view = seat_view(g, seat)
+            assert view["pile"]["set_aside"] == want
+            assert view["pile"]["cards"] == [] and view["turn"]["pile_set_aside"] == 3
+
+
 def test_render_lists_the_discard_pile():
     g = build(hands=("K K 5 9", "4 4 10", "8 10", "5 6 7"), pile="7 4 J", current=0)
     assert "Discard pile: 3 cards, top J (frozen for us); cards, bottom to top: 7 4 J" \

@@ -1,10 +1,10 @@
-"""Policies refuse what they cannot play (SPEC 4 "a policy asked to act on an all-zero
-mask, or on another variant's observation, raises"; docs/RULES.md §7 environment contract
-& boundaries).
+"""Policies refuse what they cannot play (a policy asked to act on an all-zero mask, or on
+another variant's observation, raises; docs/RULES.md §7 environment contract & boundaries).
 
 One validation function, :func:`canasta_env.policies.check_policy_inputs`, is used by
-:class:`RandomPolicy`, :class:`HeuristicPolicy` and :class:`training.checkpoint.
-CheckpointPolicy`: each refuses all-zero masks, wrong lengths, 2-D inputs, non-finite
+:class:`RandomPolicy`, :class:`HeuristicPolicy`, :class:`training.checkpoint.
+CheckpointPolicy` and :class:`canasta_env.bots.onnx_policy.OnnxPolicy`: each refuses
+all-zero masks, wrong lengths, 2-D inputs, non-finite
 observations and another variant's observation with the same ``ValueError`` message, and
 accepts int8 and bool masks (and other 0 / 1 numbers). A hypothesis test corrupts real
 observations and masks at random: every policy raises exactly when the validation
@@ -76,7 +76,10 @@ def _untrained(variant: str):
 @pytest.fixture(scope="module")
 def classic_policies():
     """Every kind of policy, the checkpoint being the shipped Classic reference."""
-    return [RandomPolicy(0), HeuristicPolicy(), CheckpointPolicy(str(REFERENCE))]
+    from canasta_env.bots.onnx_policy import OnnxPolicy
+
+    return [RandomPolicy(0), HeuristicPolicy(), CheckpointPolicy(str(REFERENCE)),
+            OnnxPolicy(REFERENCE.with_suffix(".onnx"))]
 
 
 @pytest.fixture(scope="module")
@@ -261,8 +264,9 @@ def test_policies_refuse_exactly_what_the_validation_refuses(
     if as_bool:
         mask = mask.astype(bool)
     obs, mask = _corrupt(kind, obs, mask, other[k][0], i)
-    ck = policies[-1]
-    sizes = {ck.name: (ck.model.observation_space.shape[0], ck.model.action_space.n)}
+    sizes = {p.name: (p.obs_size, p.num_actions) if hasattr(p, "obs_size") else
+             (p.model.observation_space.shape[0], p.model.action_space.n)
+             for p in policies if hasattr(p, "model") or hasattr(p, "obs_size")}
     for p in policies:
         try:
             check_policy_inputs(obs, mask, *sizes.get(p.name, (None, None)))
@@ -272,3 +276,19 @@ def test_policies_refuse_exactly_what_the_validation_refuses(
             assert str(got.value) == str(e)
         else:
             assert np.asarray(mask)[p.act(obs, mask)] == 1
+
+
+def test_the_onnx_model_takes_the_envs_int8_mask_as_it_is(classic_views):
+    """The exported model's mask input is int8, the env's own dtype: onnxruntime runs it
+    on ``obs["action_mask"]`` without a cast, and the move is the checkpoint's."""
+    import onnxruntime as ort
+
+    session = ort.InferenceSession(str(REFERENCE.with_suffix(".onnx")),
+                                   providers=["CPUExecutionProvider"])
+    types = {i.name: i.type for i in session.get_inputs()}
+    assert types == {"observation": "tensor(float)", "action_mask": "tensor(int8)"}
+    torch_policy = CheckpointPolicy(str(REFERENCE))
+    for obs, mask in classic_views:
+        assert mask.dtype == np.int8
+        logits = session.run(["logits"], {"observation": obs[None], "action_mask": mask[None]})[0]
+        assert int(logits.argmax()) == torch_policy.act(obs, mask)

@@ -39,7 +39,7 @@ def test_onnx_argmax_equals_torch_on_1000_real_observations(exported):
 
     sess = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
     got_logits = sess.run(["logits"], {"observation": obs,
-                                       "action_mask": masks.astype(np.float32)})[0]
+                                       "action_mask": masks.astype(np.int8)})[0]
     assert got_logits.shape == (1000, NUM_ACTIONS) and got_logits.dtype == np.float32
     got = got_logits.argmax(axis=1)
     assert (got == want).all(), f"{int((got != want).sum())} of 1000 disagree"

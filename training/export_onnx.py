@@ -4,7 +4,7 @@
 
 The ONNX model is the policy network of a MaskablePPO checkpoint (Classic only) with the
 action mask applied inside: inputs ``observation`` float32 ``[N, OBS_SIZE]`` and
-``action_mask`` float32 ``[N, NUM_ACTIONS]``, output ``logits`` float32
+``action_mask`` int8 ``[N, NUM_ACTIONS]`` (the env's own mask), output ``logits`` float32
 ``[N, NUM_ACTIONS]`` (masked log-probabilities, illegal actions about -1e8); the full
 table is in :mod:`canasta_env.bots.onnx_policy`, whose
 :class:`~canasta_env.bots.onnx_policy.OnnxPolicy` runs it with onnxruntime as a
@@ -63,7 +63,7 @@ def masked_policy_module(policy):
             features = p.extract_features(observation, p.pi_features_extractor)
             latent = p.mlp_extractor.forward_actor(features)
             logits = p.action_net(latent)
-            logits = torch.where(action_mask > 0.5, logits, torch.full_like(logits, MASKED_LOGIT))
+            logits = torch.where(action_mask != 0, logits, torch.full_like(logits, MASKED_LOGIT))
             return torch.log_softmax(logits, dim=-1)
 
     return MaskedPolicy().eval()
@@ -99,7 +99,7 @@ def export_onnx(checkpoint: str | Path, out: str | Path, opset: int = 17) -> Pat
             f"the ONNX export is Classic-only (observation ({OBS_SIZE},), {NUM_ACTIONS} actions)")
     module = masked_policy_module(model.policy)
     obs = torch.zeros(2, OBS_SIZE, dtype=torch.float32)
-    mask = torch.ones(2, NUM_ACTIONS, dtype=torch.float32)
+    mask = torch.ones(2, NUM_ACTIONS, dtype=torch.int8)  # the env's own mask dtype
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
     except OSError as e:
@@ -122,8 +122,8 @@ def export_onnx(checkpoint: str | Path, out: str | Path, opset: int = 17) -> Pat
     proto = onnx.load(str(out))
     meta = {"obs_size": str(OBS_SIZE), "num_actions": str(NUM_ACTIONS),
             "checkpoint": Path(checkpoint).name, "canasta_env_version": __version__,
-            "inputs": "observation float32 [N, obs_size]; action_mask float32 [N, num_actions] "
-                      "(1 legal, 0 illegal)",
+            "inputs": "observation float32 [N, obs_size]; action_mask int8 [N, num_actions] "
+                      "(1 legal, 0 illegal: the env's obs['action_mask'] as it is)",
             "output": "logits float32 [N, num_actions]: masked log-probabilities, illegal "
                       "about -1e8"}
     for k, v in meta.items():
@@ -173,7 +173,7 @@ def main(argv: list[str] | None = None) -> int:
     onnx_policy = OnnxPolicy(out)
     rng = np.random.default_rng(0)
     obs = rng.random((64, OBS_SIZE), dtype=np.float32)
-    mask = (rng.random((64, NUM_ACTIONS)) < 0.2).astype(np.float32)
+    mask = (rng.random((64, NUM_ACTIONS)) < 0.2).astype(np.int8)
     mask[:, 0] = 1
     got = onnx_policy.logits(obs, mask).argmax(axis=1)
     want = np.array([torch_policy.logits(o, m).argmax() for o, m in zip(obs, mask)])

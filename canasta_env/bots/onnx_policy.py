@@ -11,8 +11,10 @@ name          type, shape                 meaning
 ============  ==========================  ===============================================
 observation   float32 [N, OBS_SIZE]       ``canasta_env.observation.encode(game, seat)``
                                           (the env's ``obs["observation"]``)
-action_mask   float32 [N, NUM_ACTIONS]    1 = legal, 0 = illegal (the env's int8
-                                          ``obs["action_mask"]`` cast to float32)
+action_mask   int8 [N, NUM_ACTIONS]       1 = legal, 0 = illegal (the env's
+                                          ``obs["action_mask"]`` as it is; models
+                                          exported before this took float32, and
+                                          :class:`OnnxPolicy` feeds either)
 logits        float32 [N, NUM_ACTIONS]    masked action logits, normalised as log
                                           probabilities over the legal actions; illegal
                                           actions about -1e8 (:data:`MASKED_LOGIT`)
@@ -82,6 +84,8 @@ class OnnxPolicy:
                              f"{known}")
         self.obs_size, self.num_actions = sizes
         self.variant = VARIANT_SIZES[sizes]
+        mask_type = {i.name: i.type for i in self.session.get_inputs()}["action_mask"]
+        self._mask_dtype = np.int8 if mask_type == "tensor(int8)" else np.float32
 
     def reset(self, seed: int | None = None) -> None:
         """Nothing to reset: the policy is deterministic."""
@@ -96,7 +100,7 @@ class OnnxPolicy:
                 (an observation of another variant).
         """
         obs = np.asarray(observation, dtype=np.float32)
-        mask = np.asarray(action_mask, dtype=np.float32)
+        mask = (np.asarray(action_mask) != 0).astype(self._mask_dtype)
         n_obs, n_act = self.obs_size, self.num_actions
         if obs.shape[-1:] != (n_obs,) or mask.shape[-1:] != (n_act,):
             raise ValueError(f"ONNX policy {self.name} plays {_NAMES[self.variant]} (observation "
@@ -108,10 +112,16 @@ class OnnxPolicy:
         return out[0] if single else out
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        """Action id for one observation (float32 ``(obs_size,)``) and mask (int8
+        """Action id for one observation (float32 ``(obs_size,)``) and mask (int8 or bool
         ``(num_actions,)``): the legal action with the largest logit.
 
         Raises:
-            ValueError: as :meth:`logits`.
+            ValueError: the inputs fail :func:`canasta_env.policies.check_policy_inputs`
+                (the same check and message as every policy: wrong size or variant, not
+                1-D, non-finite, a mask with no legal action).
         """
-        return int(np.argmax(self.logits(observation, action_mask)))
+        from ..policies import check_policy_inputs
+
+        obs, mask = check_policy_inputs(observation, action_mask, self.obs_size,
+                                        self.num_actions)
+        return int(np.argmax(self.logits(obs, mask)))

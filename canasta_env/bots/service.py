@@ -91,6 +91,7 @@ from canasta_env.engine import (
     preset,
     to_position,
 )
+from canasta_env.public import public_pile
 from canasta_env.render import render_text
 
 from .bot import Bot, move_record, position_game
@@ -120,10 +121,11 @@ def seat_view(game: Game, seat: int | None) -> dict:
 
     Built from the JSON position and :meth:`Game.legal_actions`: the seat's own hand,
     both partnerships' melds, each player's hand size, red 3s and the cards they are
-    known to hold from pile pickups, the discard pile (public: every card in it was seen
-    face up), stock size, scores, opening minimums, phase, who is to move, this hand's
-    moves, finished hands' score sheets, and the legal actions with descriptions when
-    ``seat`` is on turn. Never another seat's hidden cards, never the stock order.
+    known to hold from pile pickups, the discard pile and a pile set aside for an opening
+    (public: every card in them was seen face up), stock size, scores, opening minimums,
+    phase, who is to move, this hand's moves, finished hands' score sheets, and the legal
+    actions with descriptions when ``seat`` is on turn. Never another seat's hidden
+    cards, never the stock order.
     """
     pos = to_position(game)
     opts = pos["options"]
@@ -158,6 +160,9 @@ def seat_view(game: Game, seat: int | None) -> dict:
             "frozen": frozen,
             "frozen_for": [frozen or not o for o in pos["opened"]],
             "stop_card": bool(pile) and pile[-1] == "black 3",
+            # a pile taken for an opening waits, set aside, until the minimum is met:
+            # its cards stay public (docs/RULES.md §2.10, §7)
+            "set_aside": public_pile(game).names()["set_aside"],
         },
         "stock_size": len(pos["stock"]),
         "turn": {
