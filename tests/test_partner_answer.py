@@ -11,6 +11,8 @@ from engine_helpers import build, meld
 from engine_helpers import legal_names as classic_names
 from engine_helpers import play as classic_play
 from hf_helpers import book, build_hf, legal_names, play
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from canasta_env.engine import Game, preset
 from canasta_env.engine import actions as A
@@ -88,3 +90,27 @@ def test_random_play_the_answer_is_always_free(variant, hands):
                      or A.START_WILD_MELD <= a < A.TAKE_WILD_PAIR]
             g.apply(rng.choice(melds if melds and rng.random() < 0.9 else legal))
     assert asks[A.ANSWER_YES] >= 3 and asks[A.ANSWER_NO] >= 3, asks
+
+
+@settings(max_examples=40, deadline=None)
+@given(variant=st.sampled_from(["classic", "hand_and_foot"]), seed=st.integers(0, 10**9),
+       required=st.booleans())
+def test_generated_hands_never_force_the_answer(variant, seed, required):
+    """Generated hands (asking optional or required): whenever asking is offered, both
+    answers are offered, and each leaves the asker a legal move."""
+    options = preset(variant).with_changes(ask_partner_required=required or
+                                           variant == "hand_and_foot")
+    g = Game(options, seed=seed)
+    rng = random.Random(seed)
+    while not g.hand_over:
+        legal = g.legal_actions()
+        if A.ASK_PARTNER in legal:
+            for answer in (A.ANSWER_YES, A.ANSWER_NO):
+                h = g.clone()
+                h.apply(A.ASK_PARTNER)
+                assert h.legal_actions() == [A.ANSWER_YES, A.ANSWER_NO]
+                h.apply(answer)
+                assert h.legal_actions()
+        melds = [a for a in legal if A.START_MELD <= a < A.MELD_BLACK_THREES
+                 or A.START_WILD_MELD <= a < A.TAKE_WILD_PAIR]
+        g.apply(rng.choice(melds if melds and rng.random() < 0.9 else legal))
