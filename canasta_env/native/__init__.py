@@ -1,0 +1,29 @@
+"""The native core: the rules engine compiled (C, bound with Cython), for speed.
+
+``available`` tells whether the compiled extension loaded. :class:`NativeGame` is one
+game (load / save JSON positions, legal actions, apply, observation, mask);
+:class:`VectorGames` steps a batch of games in one call into numpy arrays it owns. The
+C sources (``core/*.c``) mirror the Python engine's modules one to one; the Python
+engine (:mod:`canasta_env.engine`) stays the readable reference, and
+``python -m canasta_env.differential`` compares the two decision by decision.
+
+Without a compiler at install time the extension is not built: ``available`` is
+``False``, one warning says so, and ``NativeGame`` / ``VectorGames`` are ``None``.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+try:
+    from ._core import NativeGame, VectorGames
+    available = True
+except ImportError as _e:  # not built: no compiler at install time
+    NativeGame = None
+    VectorGames = None
+    available = False
+    warnings.warn(f"canasta_env.native: the compiled core is not available ({_e}); "
+                  f"using the Python engine (reinstall with a C compiler: pip install -e .)",
+                  RuntimeWarning, stacklevel=2)
+
+__all__ = ["NativeGame", "VectorGames", "available"]
