@@ -71,7 +71,9 @@ void cn_deal(cn_state *s) {
     int first = (s->dealer + 1) & 3;
     for (int i = 0; i < o->hand_size * 4; i++) s->hands[(first + i) & 3][s->stock[--s->nstock]]++;
     for (int i = 0; i < o->foot_size * 4; i++) s->feet[(first + i) & 3][s->stock[--s->nstock]]++;
-    for (;;) {  /* the upcard: turn cards until a natural that is not a red 3 shows */
+    /* Python's deal fails (IndexError) when a tiny pack runs out here; the native deal
+     * stops turning cards / replacing red 3s instead */
+    while (s->nstock > 0) {  /* the upcard: turn cards until a natural that is not a red 3 shows */
         int c = s->stock[--s->nstock];
         s->pile[s->npile++] = (uint8_t)c;
         if (cn_is_wild(c) || c == CN_R3) {
@@ -87,7 +89,7 @@ void cn_deal(cn_state *s) {
             h[CN_R3]--;
             s->red3[seat]++;
             cn_event_add(s, EV_RED3, seat, 0);
-            h[s->stock[--s->nstock]]++;
+            if (s->nstock > 0) h[s->stock[--s->nstock]]++;
         }
     }
     s->current = first;

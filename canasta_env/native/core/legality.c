@@ -123,6 +123,15 @@ static int may_go_out_now(const cn_state *s, int team) {
            dirty >= o->dirty_books_to_go_out;
 }
 
+static int sort_ids(int *ids, int k) {  /* insertion sort, ascending */
+    for (int i = 1; i < k; i++) {
+        int v = ids[i], j = i - 1;
+        while (j >= 0 && ids[j] > v) { ids[j + 1] = ids[j]; j--; }
+        ids[j + 1] = v;
+    }
+    return k;
+}
+
 typedef struct {
     const cn_state *s;
     int *hand, *nat, *wild;
@@ -227,7 +236,7 @@ static int legal_meld(const cn_state *s, int *legal) {
             }
         }
     }
-    if (pickup) return k;  /* already ascending */
+    if (pickup) return sort_ids(legal, k);
     int tp0 = s->turn_points;
     int b3 = hand[CN_B3];
     if (o->black_three_melds && 3 <= b3 && b3 <= o->black_three_meld_max &&
@@ -247,7 +256,7 @@ static int legal_meld(const cn_state *s, int *legal) {
     }
     if (s->no_discard) {
         if (opened || !s->laid) legal[k++] = A_FINISH_TURN;
-        return k;
+        return sort_ids(legal, k);
     }
     int opening_ok = opened || !s->laid;
     int disc = 0;
@@ -264,13 +273,7 @@ static int legal_meld(const cn_state *s, int *legal) {
             legal[k++] = A_DISCARD + (c < CN_R3 ? c : c - 1);
         }
     }
-    /* ids so far ascend except the wild-meld ones (>= 91) listed before 72..90 */
-    for (int i = 1; i < k; i++) {
-        int v = legal[i], j = i - 1;
-        while (j >= 0 && legal[j] > v) { legal[j + 1] = legal[j]; j--; }
-        legal[j + 1] = v;
-    }
-    return k;
+    return sort_ids(legal, k);
 }
 
 int cn_legal_actions(const cn_state *s, int *out) {
