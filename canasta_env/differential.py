@@ -160,7 +160,8 @@ def run(decisions: int, seed: int, variant: str = "all", random_share: float = 0
             if first is None:
                 first = bad
     out = {"decisions": done, "mismatches": mismatches, "variant": variant, "games": games,
-           "hands": hands, "python_deal_errors": deal_errors, "seed": seed, "seconds": round(time.perf_counter() - t0, 2)}
+           "hands": hands, "python_deal_errors": deal_errors, "seed": seed,
+           "seconds": round(time.perf_counter() - t0, 2)}
     if first is not None:
         out["first_mismatch"] = first
     return out
