@@ -101,7 +101,8 @@ def run(decisions: int, seed: int, variant: str = "all", random_share: float = 0
         raise RuntimeError("the native core is not built (pip install -e . with a C compiler)")
     rng = random.Random(seed)
     variants = ("classic", "hand_and_foot") if variant == "all" else (variant,)
-    done = mismatches = games = hands = deal_errors = 0
+    done = mismatches = games = hands = deal_errors = dead_ends = 0
+    first_dead_end = None
     first = None
     t0 = time.perf_counter()
     while done < decisions:
@@ -136,6 +137,11 @@ def run(decisions: int, seed: int, variant: str = "all", random_share: float = 0
             if la != lb:
                 bad = {"kind": "legal actions", "python": la, "native": lb, "position": before}
                 break
+            if not la:  # a dead end in both engines: a rules-engine bug, reported apart
+                dead_ends += 1
+                if first_dead_end is None:
+                    first_dead_end = before
+                break
             for seat in range(4):
                 oa, ob = encode(g, seat), ng.encode(seat)
                 if oa.tobytes() != ob.tobytes():
@@ -160,10 +166,12 @@ def run(decisions: int, seed: int, variant: str = "all", random_share: float = 0
             if first is None:
                 first = bad
     out = {"decisions": done, "mismatches": mismatches, "variant": variant, "games": games,
-           "hands": hands, "python_deal_errors": deal_errors, "seed": seed,
+           "hands": hands, "python_deal_errors": deal_errors, "dead_ends": dead_ends, "seed": seed,
            "seconds": round(time.perf_counter() - t0, 2)}
     if first is not None:
         out["first_mismatch"] = first
+    if first_dead_end is not None:
+        out["first_dead_end"] = first_dead_end
     return out
 
 
@@ -176,9 +184,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--random-share", type=float, default=0.5,
                    help="share of games played with a random option set (0..1)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--dead-end-file", default=None,
+                   help="write the first position where both engines offer no action here")
     args = p.parse_args(argv)
     res = run(args.decisions, args.seed, args.variant, args.random_share)
     first = res.pop("first_mismatch", None)
+    dead = res.pop("first_dead_end", None)
+    if dead is not None and args.dead_end_file:
+        with open(args.dead_end_file, "w") as f:
+            json.dump(dead, f)
     if args.json:
         print(json.dumps(res))
     else:

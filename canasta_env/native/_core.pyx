@@ -10,7 +10,7 @@ options, actions) happens here in Python before the C state is touched.
 
 from libc.stdint cimport uint8_t, int8_t, uint64_t
 from libc.stdlib cimport calloc, free
-from libc.string cimport memcpy
+from libc.string cimport memcpy, memset
 
 import numpy as np
 

@@ -118,12 +118,12 @@ cdef class VectorGames:
         cdef cn_state *s = &self.games[i]
         cdef int *lg = self.legal + i * 98
         cdef int k, n
+        cdef int8_t *mrow = &self.mask_v[i, 0]
         n = cn_legal_actions(s, lg)
         self.nlegal[i] = n
-        for k in range(self.num_actions):
-            self.mask_v[i, k] = 0
+        memset(mrow, 0, self.num_actions)
         for k in range(n):
-            self.mask_v[i, lg[k]] = 1
+            mrow[lg[k]] = 1
         k = cn_to_move(s)
         self.tm_v[i] = <int8_t>k
         cn_encode(s, k, &_SCALE[0], &self.obs_v[i, 0])
