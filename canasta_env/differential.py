@@ -122,7 +122,11 @@ def run(decisions: int, seed: int, variant: str = "all", random_share: float = 0
                 hands += 1
                 if g.game_over or g.hand_number + 1 - first_hand >= MAX_GAME_HANDS:
                     break
-                g.next_hand()
+                try:
+                    g.next_hand()
+                except IndexError:  # the Python deal runs out of cards (tiny packs)
+                    deal_errors += 1
+                    break
                 hand_decisions = 0
             if hand_decisions == 0:
                 ng = NativeGame.from_game(g)
