@@ -152,3 +152,10 @@ def test_vector_games_bad_input_changes_nothing():
     assert [v.position(i) for i in range(4)] == before
     assert v.observations.tobytes() == obs.tobytes()
     v.step(good)  # and the batch still plays
+
+
+def test_readme_vector_games_example_runs(capsys):
+    from test_docs import readme_example
+
+    exec(compile(readme_example("vector-games"), "README.md", "exec"), {"__name__": "readme"})
+    assert "(64, 202) (64, 91)" in capsys.readouterr().out
