@@ -39,7 +39,25 @@ static int wild_limit(const rules_t *R, int n) {
     return R->cap;
 }
 
+static void rules_build(const cn_options *o, rules_t *R);
+
+/* the rules of the last call, kept: the same options come back call after call */
+static rules_t last_rules;
+static int have_last;
+
 static void rules_of(const cn_options *o, rules_t *R) {
+    if (have_last && last_rules.max_size == o->max_meld_size &&
+        last_rules.cap == o->max_wilds_per_meld && last_rules.half == o->wilds_at_most_half_naturals &&
+        last_rules.canasta == o->canasta_size && last_rules.memo) {
+        *R = last_rules;
+        return;
+    }
+    rules_build(o, R);
+    last_rules = *R;
+    have_last = 1;
+}
+
+static void rules_build(const cn_options *o, rules_t *R) {
     R->max_size = o->max_meld_size;
     R->cap = o->max_wilds_per_meld;
     R->half = o->wilds_at_most_half_naturals;
@@ -223,7 +241,8 @@ int cn_max_points(const int *hand, const int *nat, const int *wild, int wm,
     rules_t R;
     rules_of(o, &R);
     int W = nwild + 1, L = size + 1;
-    int *states = (int *)malloc(sizeof(int) * (size_t)W * (size_t)L * 2);
+    int stackbuf[2 * 2048];
+    int *states = W * L <= 2048 ? stackbuf : (int *)malloc(sizeof(int) * (size_t)W * (size_t)L * 2);
     if (!states) return -1;
     int *nw_ = states + W * L;
     for (int i = 0; i < W * L; i++) states[i] = -1;
@@ -275,7 +294,7 @@ int cn_max_points(const int *hand, const int *nat, const int *wild, int wm,
             }
         }
     }
-    free(states);
+    if (states != stackbuf) free(states);
     return best;
 }
 
