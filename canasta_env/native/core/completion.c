@@ -33,9 +33,7 @@ static void make_key(unsigned char *k, const int *hand, const int *nat, const in
     k[45] = (unsigned char)wm;
     k[46] = (unsigned char)e0;
     k[47] = (unsigned char)e1;
-    k[48] = (unsigned char)(hand[0] >> 8);  /* counts above 255 stay distinct enough: */
-    k[49] = (unsigned char)(nat[0] >> 8);   /* a collision here can only merge keys that */
-    k[50] = (unsigned char)(wild[0] >> 8);  /* differ by 256 cards of one class: impossible */
+    /* counts are below 256: a pack holds at most 40 cards of a class */
 }
 
 /* 1 if the key was seen, else records it (when there is room) and returns 0 */

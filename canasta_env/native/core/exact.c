@@ -247,7 +247,7 @@ int cn_max_points(const int *hand, const int *nat, const int *wild, int wm,
     int *nw_ = states + W * L;
     for (int i = 0; i < W * L; i++) states[i] = -1;
     states[0] = 0;
-    int oa[CN_MAXCARDS], ob[CN_MAXCARDS];
+    int oa[(MAXN + 1) * (MAXW + 1)], ob[(MAXN + 1) * (MAXW + 1)];  /* (a, b) options of a rank */
     for (int r = CN_FOUR; r <= CN_ACE; r++) {
         int h = hand[r], n0 = nat[r], w0 = wild[r];
         if (!h && !n0) continue;
@@ -257,7 +257,7 @@ int cn_max_points(const int *hand, const int *nat, const int *wild, int wm,
                 if (!(a || b)) continue;
                 oset os;
                 rank_outcomes(&R, n0 + a, w0 + b, n0, w0, &os);
-                if (!oset_empty(&os) && nopts < CN_MAXCARDS) {
+                if (!oset_empty(&os) && nopts < (MAXN + 1) * (MAXW + 1)) {
                     oa[nopts] = a;
                     ob[nopts++] = b;
                 }
