@@ -3,9 +3,11 @@
     python -m canasta_env.differential --decisions N --seed S [--variant V] [--json]
 
 Plays random legal games in both engines and compares after every decision: the legal
-action sets, the observations of every seat (bit-identical float32), the resulting
-positions (the JSON format of :func:`canasta_env.engine.to_position`, score sheets,
-history and event log included). Each hand is dealt by the Python engine and loaded into
+action sets, the observations of every seat (bit-identical float32), and the resulting
+positions: after every decision every field that :func:`canasta_env.engine.to_position`
+writes (score sheets included; the event log by its length and latest entries), and the
+whole JSON position (options, history and event log included) every 16 decisions and at
+the end of every hand. Each hand is dealt by the Python engine and loaded into
 the native core (native seeds deal differently), so both play the same cards.
 
 Games use the variant's preset or, half of the time, a random option set (decks,
@@ -80,6 +82,25 @@ def random_options(rng: random.Random, variant: str):
             continue
 
 
+#: every State field that to_position writes, but the options (fixed for a game), the
+#: event log and the history (compared in full with the whole position, see run)
+_FIELDS = ("hand_number", "dealer", "scores", "winner", "phase", "current", "hands", "known",
+           "feet", "red3", "in_foot", "seat_melded", "stock", "pile", "pile_frozen", "nat",
+           "jok", "two", "books", "wild_meld", "opened", "minimum", "went_out", "concealed",
+           "decisions", "drew_stock", "turn_points", "laid", "added_old", "new_ranks",
+           "pending", "asked", "must_out", "no_discard")
+FULL_EVERY = 16  # the whole JSON position every this many decisions and at every hand end
+
+
+def _raw(g) -> dict:
+    d = {f: getattr(g, f) for f in _FIELDS}
+    d["sheets"] = None if g.sheets is None else [s.as_dict() for s in g.sheets]
+    d["log_tail"] = g.log[-6:]
+    d["log_len"] = len(g.log)
+    d["history_len"] = len(g.history)
+    return d
+
+
 def _first_diff(a, b, path="") -> str:
     if isinstance(a, dict) and isinstance(b, dict):
         for k in sorted(set(a) | set(b), key=str):
@@ -136,34 +157,38 @@ def run(decisions: int, seed: int, variant: str = "all", random_share: float = 0
                     break
             if hand_decisions >= MAX_HAND_DECISIONS:
                 break
-            before = to_position(g)
             la, lb = g.legal_actions(), ng.legal_actions()
             if la != lb:
-                bad = {"kind": "legal actions", "python": la, "native": lb, "position": before}
+                bad = {"kind": "legal actions", "python": la, "native": lb,
+                       "position": to_position(g)}
                 break
             if not la:  # a dead end in both engines: a rules-engine bug, reported apart
                 dead_ends += 1
                 if first_dead_end is None:
-                    first_dead_end = before
+                    first_dead_end = to_position(g)
                 break
             for seat in range(4):
                 oa, ob = encode(g, seat), ng.encode(seat)
                 if oa.tobytes() != ob.tobytes():
                     bad = {"kind": "observation", "seat": seat,
                            "entries": [int(i) for i in (oa != ob).nonzero()[0]],
-                           "position": before}
+                           "position": to_position(g)}
                     break
             if bad:
                 break
             a = la[rng.randrange(len(la))]
+            prev = ng.copy()  # equal to the Python state (checked); cheap to keep
             g.apply(a)
             ng.apply(a)
             done += 1
             hand_decisions += 1
-            pa, pb = to_position(g), ng.to_position()
+            if g.hand_over or hand_decisions % FULL_EVERY == 0:
+                pa, pb = to_position(g), ng.to_position()
+            else:
+                pa, pb = _raw(g), _raw(ng.to_game(copy=False))
             if pa != pb:
                 bad = {"kind": "position", "action": a, "detail": _first_diff(pa, pb),
-                       "position": before}
+                       "position": prev.to_position()}
         if bad is not None:
             mismatches += 1
             done += 1

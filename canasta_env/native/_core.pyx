@@ -366,8 +366,22 @@ cdef class NativeGame:
         """
         return NativeGame.from_game(_py_from_position(pos, check_moves=check_moves))
 
-    def to_game(self):
-        """A Python engine :class:`~canasta_env.engine.Game` with this state."""
+    def copy(self):
+        """An independent copy (the C state copied in one block; log and history lists
+        copied shallowly: their entries are never modified)."""
+        cdef NativeGame ng = NativeGame.__new__(NativeGame)
+        memcpy(ng.s, self.s, sizeof(cn_state))
+        ng.options = self.options
+        ng.seed = self.seed
+        ng.history = list(self.history)
+        ng.log = list(self.log)
+        return ng
+
+    def to_game(self, copy=True):
+        """A Python engine :class:`~canasta_env.engine.Game` with this state (with
+        ``copy=False`` it shares this game's event log and history lists: read only)."""
+        if not copy:
+            return _mirror(self.s, self.options, self.seed, self.history, self.log)
         return _mirror(self.s, self.options, self.seed, [dict(h) for h in self.history],
                        [dict(e) for e in self.log])
 
