@@ -159,3 +159,26 @@ def test_readme_vector_games_example_runs(capsys):
 
     exec(compile(readme_example("vector-games"), "README.md", "exec"), {"__name__": "readme"})
     assert "(64, 202) (64, 91)" in capsys.readouterr().out
+
+
+def test_differential_reports_a_mismatch(monkeypatch, capsys):
+    """A perturbed observation is caught: exit 1, the counts, the position as JSON."""
+    import json
+
+    from canasta_env import differential
+
+    def bad_encode(game, seat):
+        out = encode(game, seat)
+        if game.decisions == 5 and seat == 1:
+            out[3] += 1
+        return out
+
+    monkeypatch.setattr(differential, "encode", bad_encode)
+    assert differential.main(["--decisions", "40", "--seed", "1", "--variant", "classic",
+                              "--json"]) == 1
+    out, err = capsys.readouterr()
+    res = json.loads(out)
+    assert res["mismatches"] >= 1 and res["variant"] == "classic"
+    first = json.loads(err)
+    assert first["kind"] == "observation" and first["seat"] == 1 and first["entries"] == [3]
+    assert from_position(first["position"]).decisions == 5
