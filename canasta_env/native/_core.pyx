@@ -358,7 +358,7 @@ cdef class NativeGame:
         return ng
 
     @staticmethod
-    def from_position(pos, check_moves=False):
+    def from_position(pos, check_moves=True):
         """Load a JSON position dict (checked by the Python engine's reader).
 
         Raises:

@@ -26,6 +26,9 @@ cdef class VectorGames:
         to_move: int8 (num_games,): the seat on turn (the partner while answering).
         dones: bool (num_games,): the step ended game i's hand (it was reset).
 
+    The GIL stays held while the core runs: the exact search's memo tables (exact.c)
+    are shared by every game of the process.
+
     Seeding: game ``i``'s episode ``k`` is dealt from ``(seeds[i], k)`` with the native
     generator, whatever the batch: the same seeds replay the same deals (native deals
     differ from the Python engine's for the same seed).
@@ -102,10 +105,9 @@ cdef class VectorGames:
             self.episodes[i] = 0
         self.rng = _mix(self.seeds[0], 0xABCDEF)
         cdef int i2
-        with nogil:
-            for i2 in range(self.num_games):
-                self._deal(i2)
-                self._write(i2)
+        for i2 in range(self.num_games):
+            self._deal(i2)
+            self._write(i2)
         self.rewards[:] = 0
         self.dones[:] = False
         return self.observations
@@ -151,26 +153,24 @@ cdef class VectorGames:
         cdef long long[::1] acts = np.ascontiguousarray(arr, dtype=np.int64)
         cdef int i2, k, ok, a, n = self.num_games
         cdef int bad_i = -1
-        with nogil:
-            for i2 in range(n):
-                a = <int>acts[i2]
-                ok = 0
-                for k in range(self.nlegal[i2]):
-                    if self.legal[i2 * 98 + k] == a:
-                        ok = 1
-                        break
-                if not ok:
-                    bad_i = i2
+        for i2 in range(n):
+            a = <int>acts[i2]
+            ok = 0
+            for k in range(self.nlegal[i2]):
+                if self.legal[i2 * 98 + k] == a:
+                    ok = 1
                     break
+            if not ok:
+                bad_i = i2
+                break
         if bad_i >= 0:
             a = acts[bad_i]
             s = &self.games[bad_i]
             raise IllegalActionError(
                 f"game {bad_i}: illegal action {a} ({A.table(self.options).descriptions[a]!r}) "
                 f"for seat {cn_to_move(s)} in phase {Phase(s.phase).name}; no game was changed")
-        with nogil:
-            for i2 in range(n):
-                self._step_one(i2, <int>acts[i2])
+        for i2 in range(n):
+            self._step_one(i2, <int>acts[i2])
         return self.observations, self.rewards, self.dones, self.to_move, self.masks
 
     cdef void _step_one(self, int i, int a) noexcept nogil:
@@ -206,11 +206,10 @@ cdef class VectorGames:
             raise ValueError(f"out must have shape ({self.num_games},)")
         cdef int i
         cdef uint64_t x
-        with nogil:
-            for i in range(self.num_games):
-                self.rng = _mix(self.rng, 1)
-                x = self.rng
-                o[i] = self.legal[i * 98 + <int>((x >> 32) % <uint64_t>self.nlegal[i])]
+        for i in range(self.num_games):
+            self.rng = _mix(self.rng, 1)
+            x = self.rng
+            o[i] = self.legal[i * 98 + <int>((x >> 32) % <uint64_t>self.nlegal[i])]
         return out
 
     def position(self, int i):

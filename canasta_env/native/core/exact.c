@@ -6,6 +6,8 @@
  * Rules: docs/RULES.md section 3.4.
  *
  * An outcome set is a set of (clean, dirty) book counts: a bit (c, d) in rows[c] bit d.
+ * The memo tables are shared by every game of the process (not thread-safe): the
+ * binding calls the core with the GIL held.
  */
 #include <stdlib.h>
 #include <string.h>
