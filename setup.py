@@ -24,7 +24,7 @@ def extensions():
         return []
     from setuptools import Extension
 
-    cflags = ["-O3", "-Wall", "-Wextra", "-Wno-unused-function"]
+    cflags = ["-O3", "-Wall", "-Wextra"]
     ldflags = []
     if SANITIZE:
         cflags = ["-O1", "-g", "-fsanitize=address,undefined", "-fno-omit-frame-pointer",
