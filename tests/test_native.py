@@ -182,3 +182,30 @@ def test_differential_reports_a_mismatch(monkeypatch, capsys):
     first = json.loads(err)
     assert first["kind"] == "observation" and first["seat"] == 1 and first["entries"] == [3]
     assert from_position(first["position"]).decisions == 5
+
+
+def test_vector_games_set_position_plays_like_the_engine():
+    """A Python-dealt hand put into a batch plays on exactly as the engine plays it."""
+    o = hand_and_foot()
+    v = native.VectorGames(3, o, seed=0)
+    g = Game(o, seed=99)
+    v.set_position(1, to_position(g))
+    rng = np.random.default_rng(1)
+    for _ in range(400):
+        acts = v.sample_actions()
+        la = g.legal_actions()
+        assert list(np.flatnonzero(v.masks[1])) == la
+        assert v.observations[1].tobytes() == encode(g, g.to_move).tobytes()
+        acts[1] = la[rng.integers(len(la))]
+        v.step(acts)
+        g.apply(int(acts[1]))
+        if g.hand_over:
+            assert v.dones[1]
+            sheets = g.sheets
+            diff = sheets[0].hand_score - sheets[1].hand_score
+            assert v.rewards[1, 0] == np.float32(diff * 0.001)
+            break
+        assert not v.dones[1]
+        assert v.position(1)["hands"] == to_position(g)["hands"]
+    with pytest.raises(ValueError, match="options differ"):
+        v.set_position(0, to_position(Game(classic(), seed=1)))

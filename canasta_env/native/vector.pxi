@@ -68,7 +68,7 @@ cdef class VectorGames:
         free(self.seeds)
         free(self.episodes)
 
-    def __init__(self, int num_games, options=None, seed=0, float reward_scale=0.001):
+    def __init__(self, int num_games, options=None, seed=0, double reward_scale=0.001):
         if options is None:
             options = classic()
         cdef cn_options o
@@ -217,3 +217,29 @@ cdef class VectorGames:
         if not 0 <= i < self.num_games:
             raise IndexError(f"game index {i} is outside 0..{self.num_games - 1}")
         return _py_to_position(_mirror(&self.games[i], self.options, int(self.seeds[i]), [], []))
+
+    def set_position(self, int i, pos):
+        """Put the JSON position ``pos`` (a running hand under this batch's options;
+        checked by the Python engine's reader) into game ``i`` and write its arrays."""
+        if not 0 <= i < self.num_games:
+            raise IndexError(f"game index {i} is outside 0..{self.num_games - 1}")
+        g = _py_from_position(pos)
+        if g.options != self.options:
+            raise ValueError(f"game {i}: the position's options differ from this batch's")
+        if g.to_move is None:
+            raise ValueError(f"game {i}: the position has nobody on turn (phase {g.phase.name})")
+        cdef cn_state tmp
+        _load_game(&tmp, g)
+        tmp.rng = self.games[i].rng
+        self.games[i] = tmp
+        self._write(i)
+        self.rewards[i] = 0
+        self.dones[i] = False
+
+    @property
+    def num_envs(self):
+        """``num_games`` under the gymnasium vector-env name."""
+        return self.num_games
+
+    def close(self):
+        pass
