@@ -7,6 +7,25 @@ C sources (``core/*.c``) mirror the Python engine's modules one to one; the Pyth
 engine (:mod:`canasta_env.engine`) stays the readable reference, and
 ``python -m canasta_env.differential`` compares the two decision by decision.
 
+=====================  ============================================================
+C file (core/)         mirrors
+=====================  ============================================================
+state.h, state.c       engine/state.py, cards.py, actions.py (ids), options.py (every
+                       RulesOptions field as a C struct)
+deal.c                 engine/deal.py (own generator: native seeds deal other cards)
+legality.c             engine/legality.py
+completion.c           engine/completion.py
+feasibility.c          engine/feasibility.py
+exact.c                engine/exact.py (memo tables instead of lru_cache)
+transitions.c          engine/transitions.py
+scoring.c              engine/scoring.py
+observe.c              observation.py (encode; the float32 scales come from Python)
+=====================  ============================================================
+
+The binding (``_core.pyx``, ``vector.pxi``) is thin: positions are read and written by
+the Python engine's own reader / writer and moved field by field into / out of the C
+struct; options, actions and batches are validated in Python before C runs.
+
 Without a compiler at install time the extension is not built: ``available`` is
 ``False``, one warning says so, and ``NativeGame`` / ``VectorGames`` are ``None``.
 """
