@@ -209,3 +209,23 @@ def test_vector_games_set_position_plays_like_the_engine():
         assert v.position(1)["hands"] == to_position(g)["hands"]
     with pytest.raises(ValueError, match="options differ"):
         v.set_position(0, to_position(Game(classic(), seed=1)))
+
+
+def test_python_fallback_has_the_same_api():
+    """The fallback served without a compiler: same arrays, same errors."""
+    from canasta_env.native.fallback import PyNativeGame, PyVectorGames
+
+    v = PyVectorGames(3, hand_and_foot(), seed=1)
+    assert v.observations.shape == (3, 245) and v.masks.shape == (3, 98)
+    for _ in range(30):
+        v.step(v.sample_actions())
+    before = [v.position(i) for i in range(3)]
+    acts = v.sample_actions()
+    acts[1] = next(a for a in range(98) if not v.masks[1, a])
+    with pytest.raises(IllegalActionError, match="game 1: illegal action"):
+        v.step(acts)
+    assert [v.position(i) for i in range(3)] == before
+    g = Game(classic(), seed=4)
+    pg = PyNativeGame.from_game(g)
+    assert pg.to_position() == to_position(g)
+    assert pg.encode(0).tobytes() == native.NativeGame.from_game(g).encode(0).tobytes()

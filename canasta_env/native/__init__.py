@@ -27,7 +27,8 @@ the Python engine's own reader / writer and moved field by field into / out of t
 struct; options, actions and batches are validated in Python before C runs.
 
 Without a compiler at install time the extension is not built: ``available`` is
-``False``, one warning says so, and ``NativeGame`` / ``VectorGames`` are ``None``.
+``False``, one warning says so, and ``NativeGame`` / ``VectorGames`` are the Python
+engine behind the same API (:mod:`.fallback`: Python deals, Python speed).
 """
 
 from __future__ import annotations
@@ -38,8 +39,9 @@ try:
     from ._core import NativeGame, VectorGames
     available = True
 except ImportError as _e:  # not built: no compiler at install time
-    NativeGame = None
-    VectorGames = None
+    from .fallback import PyNativeGame as NativeGame
+    from .fallback import PyVectorGames as VectorGames
+
     available = False
     warnings.warn(f"canasta_env.native: the compiled core is not available ({_e}); "
                   f"using the Python engine (reinstall with a C compiler: pip install -e .)",
