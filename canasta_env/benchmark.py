@@ -16,7 +16,11 @@ seeded):
 
 ``--json`` prints one object with keys ``engine_decisions_per_s``,
 ``env_agent_steps_per_s``, ``raw_env_agent_steps_per_s``, ``engine_hands_per_s``,
-``env_peak_memory_kib``, the same with a ``hand_and_foot_`` prefix, and, when measured,
+``env_peak_memory_kib``, ``vector_decisions_per_s`` (the batched native core,
+:class:`canasta_env.native.VectorGames`, 256 games, observation and mask written for
+every decision; only when the native core is built) and ``vector_decisions_per_cpu_s``
+(the same per second of CPU time), the same with a ``hand_and_foot_``
+prefix, and, when measured,
 ``rlcard_gin_rummy_steps_per_s``, ``openspiel_gin_rummy_decisions_per_s`` and the ratios.
 
 Exit codes: 0 measured, 2 a bad option (``--seconds`` not a finite number > 0: one line
@@ -146,11 +150,46 @@ def bench_openspiel(seconds: float) -> float | None:
             return decisions / el
 
 
+def bench_vector(seconds: float, variant: str = "classic", num_games: int = 256,
+                 cpu: bool = False):
+    """Batched native core (:class:`canasta_env.native.VectorGames`): random legal play,
+    observation and mask written for every decision, one process; decisions per second
+    of wall time (and, with ``cpu``, also per second of this process's CPU time, which a
+    busy shared machine disturbs less), or ``None`` when the native core is not built."""
+    from .engine import preset
+    from .native import VectorGames, available
+
+    if not available:
+        return None
+    v = VectorGames(num_games, preset(variant), seed=0)
+    acts = np.empty(num_games, dtype=np.int64)
+    decisions = 0
+    t0 = time.perf_counter()
+    c0 = time.process_time()
+    while True:
+        for _ in range(16):
+            v.sample_actions(acts)
+            v.step(acts)
+        decisions += 16 * num_games
+        el = time.perf_counter() - t0
+        if el >= seconds:
+            if cpu:
+                return decisions / el, decisions / max(time.process_time() - c0, 1e-9)
+            return decisions / el
+
+
 def run(seconds: float = 3.0) -> dict:
     """All measurements; see the module docstring for the keys."""
     from . import env, raw_env
 
     out = bench_engine(seconds)
+    vec = bench_vector(seconds, cpu=True)
+    if vec is not None:
+        vec, out["vector_decisions_per_cpu_s"] = vec
+        out["vector_decisions_per_s"] = vec
+        hf_vec = bench_vector(seconds, "hand_and_foot", cpu=True)
+        out["hand_and_foot_vector_decisions_per_s"] = hf_vec[0]
+        out["hand_and_foot_vector_decisions_per_cpu_s"] = hf_vec[1]
     out["raw_env_agent_steps_per_s"] = _bench_aec(raw_env, seconds)
     out["env_agent_steps_per_s"] = _bench_aec(env, seconds)
     out["env_peak_memory_kib"] = bench_memory()
@@ -170,6 +209,8 @@ def run(seconds: float = 3.0) -> dict:
     if osp is not None:
         out["openspiel_gin_rummy_decisions_per_s"] = osp
         out["env_vs_openspiel_ratio"] = out["env_agent_steps_per_s"] / osp
+        if vec is not None:
+            out["vector_vs_openspiel_ratio"] = vec / osp
     return out
 
 
@@ -199,6 +240,10 @@ def main(argv: list[str] | None = None) -> int:
         ("raw_env + obs + mask", "agent-steps/s", res["raw_env_agent_steps_per_s"]),
         ("env() + obs + mask", "agent-steps/s", res["env_agent_steps_per_s"]),
         ("one env, one hand", "peak KiB", res["env_peak_memory_kib"]),
+        *([("native VectorGames + obs + mask", "decisions/s", res["vector_decisions_per_s"]),
+           ("Hand and Foot native VectorGames", "decisions/s",
+            res["hand_and_foot_vector_decisions_per_s"])]
+          if "vector_decisions_per_s" in res else []),
         ("Hand and Foot engine alone", "decisions/s", res["hand_and_foot_engine_decisions_per_s"]),
         ("Hand and Foot engine alone", "hands/s", res["hand_and_foot_engine_hands_per_s"]),
         ("Hand and Foot raw_env + obs + mask", "agent-steps/s",
@@ -221,6 +266,9 @@ def main(argv: list[str] | None = None) -> int:
         print("RLCard not installed: pip install -e '.[bench]' to compare")
     if "env_vs_openspiel_ratio" in res:
         print(f"env() / OpenSpiel gin_rummy: {res['env_vs_openspiel_ratio']:.2f}x (target 1.0x)")
+        if "vector_vs_openspiel_ratio" in res:
+            print(f"native VectorGames / OpenSpiel gin_rummy: "
+                  f"{res['vector_vs_openspiel_ratio']:.1f}x (target 30x)")
     else:
         print("OpenSpiel not installed: pip install -e '.[bench]' to compare")
     return 0

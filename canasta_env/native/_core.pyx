@@ -1,0 +1,493 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""The binding of the native core (canasta_env/native/core/*.c): thin by design.
+
+:class:`NativeGame` is one game (load / save the JSON position through the Python
+engine's own reader and writer, legal actions, apply, observation and mask);
+:class:`VectorGames` steps a batch of games in one call, writing observations, masks,
+rewards, seats on turn and done flags into numpy arrays it owns. Validation (positions,
+options, actions) happens here in Python before the C state is touched.
+"""
+
+from libc.stdint cimport uint8_t, int8_t, uint64_t
+from libc.stdlib cimport calloc, free
+from libc.string cimport memcpy, memset
+
+import numpy as np
+
+from ..engine import actions as A
+from ..engine.cards import JOKER, NUM_CLASSES, CLASS_NAMES
+from ..engine.game import Game, from_position as _py_from_position
+from ..engine.options import RulesOptions, classic
+from ..engine.position import to_position as _py_to_position
+from ..engine.scoring import ScoreSheet
+from ..engine.state import IllegalActionError, Phase
+from ..observation import SCALE_HAND_AND_FOOT, obs_size
+
+cdef extern from "core/state.h":
+    enum: CN_NC
+    enum: CN_MAXCARDS
+    enum: CN_MAXBOOKS
+    enum: CN_MAXMINS
+    enum: CN_MAXACTIONS
+    enum: CN_MAXEVENTS
+    ctypedef struct cn_options:
+        int decks, jokers, hand_size, target_score
+        int n_opening
+        int opening_lo[32]
+        int opening_min[32]
+        int max_wilds_per_meld, canasta_size, natural_canasta_bonus, mixed_canasta_bonus
+        int red_three_bonus, red_three_all_bonus, going_out_bonus, concealed_going_out_bonus
+        int canastas_to_go_out, black_three_freezes, red_three_last_card_may_meld
+        int one_card_pile_restriction, ask_partner_required, foot_size, rounds
+        int n_round_min
+        int round_min[32]
+        int draw_count, max_meld_size, wilds_at_most_half_naturals, wild_melds, wild_book_bonus
+        int clean_books_to_go_out, dirty_books_to_go_out, pile_pair_only, pile_wild_pair
+        int pile_take_limit, red_three_negative_unmelded, red_three_hand_penalty
+        int black_three_meld_max, black_three_melds
+        int exact, num_actions
+    ctypedef struct cn_event:
+        int8_t type, a, b
+    ctypedef struct cn_state:
+        cn_options o
+        int hand_number, dealer, winner
+        int scores[2]
+        int phase, current
+        int hands[4][15]
+        int known[4][15]
+        int feet[4][15]
+        int red3[4]
+        int in_foot[4]
+        int seat_melded[4]
+        int nstock, npile, pile_frozen
+        uint8_t stock[480]
+        uint8_t pile[480]
+        int nat[2][15]
+        int jok[2][15]
+        int two[2][15]
+        int nbooks[2]
+        uint8_t books[2][128][4]
+        int wild_meld[2][2]
+        int opened[2]
+        int minimum[2]
+        int went_out, concealed
+        long long decisions
+        int has_sheets
+        int sheets[2][6]
+        int drew_stock, turn_points, laid, added_old, n_new_ranks
+        int new_ranks[15]
+        int npending
+        uint8_t pending[480]
+        int asked, must_out, no_discard
+        int nevents
+        cn_event events[128]
+        uint64_t rng
+    void cn_options_derive(cn_options *o) nogil
+    void cn_new_game(cn_state *s, uint64_t seed, int dealer) nogil
+    int cn_next_hand(cn_state *s) nogil
+    int cn_legal_actions(const cn_state *s, int *out) nogil
+    void cn_apply(cn_state *s, int action) nogil
+    int cn_obs_size(const cn_options *o) nogil
+    void cn_encode(const cn_state *s, int seat, const float *scale, float *out) nogil
+    int cn_to_move(const cn_state *s) nogil
+
+# the C action ids and sizes must be Python's
+assert (A.ADD_TO_MELD, A.MELD_BLACK_THREES, A.DISCARD, A.NUM_ACTIONS, A.START_WILD_MELD,
+        A.ADD_TO_WILD_MELD, A.TAKE_WILD_PAIR, A.NUM_ACTIONS_HAND_AND_FOOT) == \
+    (39, 72, 77, 91, 91, 95, 97, 98), "native action ids out of date"
+
+cdef float[::1] _SCALE = np.ascontiguousarray(SCALE_HAND_AND_FOOT, dtype=np.float32)
+assert _SCALE.shape[0] == 245, "native observation layout out of date"
+
+_EV_RED3, _EV_DECLINED, _EV_BOOK, _EV_FOOT, _EV_OUT, _EV_HAND_OVER = 1, 2, 3, 4, 5, 6
+_SHEET_KEYS = ("table", "canasta_bonus", "red_threes", "going_out", "hand_penalty", "previous")
+
+
+cdef int _fill_options(cn_options *o, object opts) except -1:
+    """Every RulesOptions field into the C struct (raises when a table is too long)."""
+    if not isinstance(opts, RulesOptions):
+        raise TypeError(f"options must be RulesOptions, got {type(opts).__name__}")
+    if len(opts.opening_minimums) > CN_MAXMINS or len(opts.round_minimums) > CN_MAXMINS:
+        raise ValueError(f"the native core holds at most {CN_MAXMINS} opening / round minimums")
+    o.decks = opts.decks
+    o.jokers = opts.jokers
+    o.hand_size = opts.hand_size
+    o.target_score = opts.target_score
+    o.n_opening = len(opts.opening_minimums)
+    for i, (lo, m) in enumerate(opts.opening_minimums):
+        o.opening_lo[i] = max(lo, -(2**31 - 1))
+        o.opening_min[i] = m
+    o.max_wilds_per_meld = opts.max_wilds_per_meld
+    o.canasta_size = opts.canasta_size
+    o.natural_canasta_bonus = opts.natural_canasta_bonus
+    o.mixed_canasta_bonus = opts.mixed_canasta_bonus
+    o.red_three_bonus = opts.red_three_bonus
+    o.red_three_all_bonus = opts.red_three_all_bonus
+    o.going_out_bonus = opts.going_out_bonus
+    o.concealed_going_out_bonus = opts.concealed_going_out_bonus
+    o.canastas_to_go_out = opts.canastas_to_go_out
+    o.black_three_freezes = opts.black_three_freezes
+    o.red_three_last_card_may_meld = opts.red_three_last_card_may_meld
+    o.one_card_pile_restriction = opts.one_card_pile_restriction
+    o.ask_partner_required = opts.ask_partner_required
+    o.foot_size = opts.foot_size
+    o.rounds = opts.rounds
+    o.n_round_min = len(opts.round_minimums)
+    for i, m in enumerate(opts.round_minimums):
+        o.round_min[i] = m
+    o.draw_count = opts.draw_count
+    o.max_meld_size = opts.max_meld_size
+    o.wilds_at_most_half_naturals = opts.wilds_at_most_half_naturals
+    o.wild_melds = opts.wild_melds
+    o.wild_book_bonus = opts.wild_book_bonus
+    o.clean_books_to_go_out = opts.clean_books_to_go_out
+    o.dirty_books_to_go_out = opts.dirty_books_to_go_out
+    o.pile_pair_only = opts.pile_pair_only
+    o.pile_wild_pair = opts.pile_wild_pair
+    o.pile_take_limit = opts.pile_take_limit
+    o.red_three_negative_unmelded = opts.red_three_negative_unmelded
+    o.red_three_hand_penalty = opts.red_three_hand_penalty
+    o.black_three_meld_max = opts.black_three_meld_max
+    o.black_three_melds = opts.black_three_melds
+    cn_options_derive(o)
+    if o.exact != int(opts.exact_melds):
+        raise AssertionError("native exact_melds differs from RulesOptions.exact_melds")
+    return 0
+
+
+cdef _load_game(cn_state *s, object g):
+    """Copy a (validated) Python engine state into the C struct."""
+    _fill_options(&s.o, g.options)
+    if not -2**31 < g.scores[0] < 2**31 or not -2**31 < g.scores[1] < 2**31:
+        raise ValueError("scores out of range for the native core")
+    s.hand_number = g.hand_number
+    s.dealer = g.dealer
+    s.winner = -2 if g.winner is None else g.winner
+    s.scores[0], s.scores[1] = g.scores
+    s.phase = int(g.phase)
+    s.current = g.current
+    for seat in range(4):
+        for c in range(CN_NC):
+            s.hands[seat][c] = g.hands[seat][c]
+            s.known[seat][c] = g.known[seat][c]
+            s.feet[seat][c] = g.feet[seat][c]
+        s.red3[seat] = g.red3[seat]
+        s.in_foot[seat] = bool(g.in_foot[seat])
+        s.seat_melded[seat] = bool(g.seat_melded[seat])
+    if len(g.stock) > CN_MAXCARDS or len(g.pile) > CN_MAXCARDS or len(g.pending) > CN_MAXCARDS:
+        raise ValueError("too many cards for the native core")
+    s.nstock = len(g.stock)
+    for i, c in enumerate(g.stock):
+        s.stock[i] = c
+    s.npile = len(g.pile)
+    for i, c in enumerate(g.pile):
+        s.pile[i] = c
+    s.pile_frozen = bool(g.pile_frozen)
+    for t in range(2):
+        for c in range(CN_NC):
+            s.nat[t][c] = g.nat[t][c]
+            s.jok[t][c] = g.jok[t][c]
+            s.two[t][c] = g.two[t][c]
+        if len(g.books[t]) > CN_MAXBOOKS:
+            raise ValueError("too many books for the native core")
+        s.nbooks[t] = len(g.books[t])
+        for i, b in enumerate(g.books[t]):
+            for k in range(4):
+                s.books[t][i][k] = b[k]
+        s.wild_meld[t][0], s.wild_meld[t][1] = g.wild_meld[t]
+        s.opened[t] = bool(g.opened[t])
+        s.minimum[t] = g.minimum[t]
+    s.went_out = -1 if g.went_out is None else g.went_out
+    s.concealed = bool(g.concealed)
+    s.decisions = g.decisions
+    s.has_sheets = g.sheets is not None
+    if g.sheets is not None:
+        for t in range(2):
+            for k, key in enumerate(_SHEET_KEYS):
+                s.sheets[t][k] = getattr(g.sheets[t], key)
+    s.drew_stock = bool(g.drew_stock)
+    s.turn_points = g.turn_points
+    s.laid = bool(g.laid)
+    s.added_old = bool(g.added_old)
+    s.n_new_ranks = len(g.new_ranks)
+    for i, r in enumerate(g.new_ranks):
+        s.new_ranks[i] = r
+    s.npending = len(g.pending)
+    for i, c in enumerate(g.pending):
+        s.pending[i] = c
+    s.asked = g.asked
+    s.must_out = bool(g.must_out)
+    s.no_discard = bool(g.no_discard)
+    s.nevents = 0
+
+
+cdef object _mirror(const cn_state *s, object options, object seed, list history, list log):
+    """A Python engine State holding the C state's fields (for to_position)."""
+    g = Game.__new__(Game)
+    g.options = options
+    g.init_rules()
+    g.seed = seed
+    g.hand_number = s.hand_number
+    g.dealer = s.dealer
+    g.scores = [s.scores[0], s.scores[1]]
+    g.winner = None if s.winner == -2 else s.winner
+    g.history = history
+    g.phase = Phase(s.phase)
+    g.current = s.current
+    g.hands = [[s.hands[i][c] for c in range(CN_NC)] for i in range(4)]
+    g.known = [[s.known[i][c] for c in range(CN_NC)] for i in range(4)]
+    g.feet = [[s.feet[i][c] for c in range(CN_NC)] for i in range(4)]
+    g.red3 = [s.red3[i] for i in range(4)]
+    g.in_foot = [bool(s.in_foot[i]) for i in range(4)]
+    g.seat_melded = [bool(s.seat_melded[i]) for i in range(4)]
+    g.stock = [s.stock[i] for i in range(s.nstock)]
+    g.pile = [s.pile[i] for i in range(s.npile)]
+    g.pile_frozen = bool(s.pile_frozen)
+    g.nat = [[s.nat[t][c] for c in range(CN_NC)] for t in range(2)]
+    g.jok = [[s.jok[t][c] for c in range(CN_NC)] for t in range(2)]
+    g.two = [[s.two[t][c] for c in range(CN_NC)] for t in range(2)]
+    g.books = [[[s.books[t][i][k] for k in range(4)] for i in range(s.nbooks[t])]
+               for t in range(2)]
+    g.wild_meld = [[s.wild_meld[t][0], s.wild_meld[t][1]] for t in range(2)]
+    g.opened = [bool(s.opened[0]), bool(s.opened[1])]
+    g.minimum = [s.minimum[0], s.minimum[1]]
+    g.went_out = None if s.went_out < 0 else s.went_out
+    g.concealed = bool(s.concealed)
+    g.decisions = s.decisions
+    g.sheets = _sheets(s)
+    g.log = log
+    g.drew_stock = bool(s.drew_stock)
+    g.turn_points = s.turn_points
+    g.laid = bool(s.laid)
+    g.added_old = bool(s.added_old)
+    g.new_ranks = [s.new_ranks[i] for i in range(s.n_new_ranks)]
+    g.pending = [s.pending[i] for i in range(s.npending)]
+    g.asked = s.asked
+    g.must_out = bool(s.must_out)
+    g.no_discard = bool(s.no_discard)
+    return g
+
+
+cdef object _sheets(const cn_state *s):
+    if not s.has_sheets:
+        return None
+    return [ScoreSheet(*[s.sheets[t][k] for k in range(6)]) for t in range(2)]
+
+
+cdef class NativeGame:
+    """One game on the native core, played like :class:`canasta_env.engine.Game`.
+
+    ``NativeGame(options, seed, dealer)`` deals with the native generator (its deals
+    differ from the Python engine's for the same seed); :meth:`from_position` loads a
+    JSON position (validated by the Python engine's reader), :meth:`to_position` writes
+    one in the same format. The event log and the history of score sheets are kept on
+    the Python side, in the engine's format.
+    """
+
+    cdef cn_state *s
+    cdef readonly object options
+    cdef public object seed
+    cdef public list history
+    cdef public list log
+    cdef int legal[98]
+    cdef int nlegal
+    cdef bint legal_ok
+
+    def __cinit__(self):
+        self.s = <cn_state *>calloc(1, sizeof(cn_state))
+        if self.s == NULL:
+            raise MemoryError()
+        self.legal_ok = False
+
+    def __dealloc__(self):
+        free(self.s)
+
+    def __init__(self, options=None, seed=0, dealer=None):
+        if options is None:
+            options = classic()
+        _fill_options(&self.s.o, options)
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise ValueError(f"seed must be an int, got {seed!r}")
+        if dealer is not None and dealer not in (0, 1, 2, 3):
+            raise ValueError(f"dealer must be a seat 0..3 or None, got {dealer!r}")
+        self.options = options
+        self.seed = seed
+        self.history = []
+        cn_new_game(self.s, <uint64_t>(seed & 0xFFFFFFFFFFFFFFFF), -1 if dealer is None else dealer)
+        self._deal_log()
+
+    cdef _deal_log(self):
+        self.log = [{"event": "deal", "hand": self.s.hand_number, "dealer": self.s.dealer,
+                     "upcards": [self.s.pile[i] for i in range(self.s.npile)]}]
+        self._events()
+        self.legal_ok = False
+
+    cdef _events(self):
+        cdef int i
+        cdef cn_state *s = self.s
+        for i in range(s.nevents):
+            t, a, b = s.events[i].type, s.events[i].a, s.events[i].b
+            if t == _EV_RED3:
+                self.log.append({"event": "red3", "seat": a})
+            elif t == _EV_DECLINED:
+                self.log.append({"event": "declined", "seat": a})
+            elif t == _EV_BOOK:
+                self.log.append({"event": "book", "team": a, "rank": b})
+            elif t == _EV_FOOT:
+                self.log.append({"event": "foot", "seat": a})
+            elif t == _EV_OUT:
+                self.log.append({"event": "out", "seat": a, "concealed": bool(b)})
+            elif t == _EV_HAND_OVER:
+                sheets = _sheets(s)
+                self.history.append({"hand": s.hand_number,
+                                     "went_out": None if s.went_out < 0 else s.went_out,
+                                     "concealed": bool(s.concealed),
+                                     "sheets": [x.as_dict() for x in sheets]})
+                self.log.append({"event": "hand_over", "scores": [s.scores[0], s.scores[1]]})
+        s.nevents = 0
+
+    @staticmethod
+    def from_game(game):
+        """A native copy of a Python engine :class:`~canasta_env.engine.Game`."""
+        cdef NativeGame ng = NativeGame.__new__(NativeGame)
+        _load_game(ng.s, game)
+        ng.options = game.options
+        ng.seed = game.seed
+        ng.history = [dict(h) for h in game.history]
+        ng.log = [dict(e) for e in game.log]
+        return ng
+
+    @staticmethod
+    def from_position(pos, check_moves=True):
+        """Load a JSON position dict (checked by the Python engine's reader).
+
+        Raises:
+            PositionError: a malformed or inconsistent position.
+        """
+        return NativeGame.from_game(_py_from_position(pos, check_moves=check_moves))
+
+    def copy(self):
+        """An independent copy (the C state copied in one block; log and history lists
+        copied shallowly: their entries are never modified)."""
+        cdef NativeGame ng = NativeGame.__new__(NativeGame)
+        memcpy(ng.s, self.s, sizeof(cn_state))
+        ng.options = self.options
+        ng.seed = self.seed
+        ng.history = list(self.history)
+        ng.log = list(self.log)
+        return ng
+
+    def to_game(self, copy=True):
+        """A Python engine :class:`~canasta_env.engine.Game` with this state (with
+        ``copy=False`` it shares this game's event log and history lists: read only)."""
+        if not copy:
+            return _mirror(self.s, self.options, self.seed, self.history, self.log)
+        return _mirror(self.s, self.options, self.seed, [dict(h) for h in self.history],
+                       [dict(e) for e in self.log])
+
+    def to_position(self):
+        """The state in the JSON position format (:func:`canasta_env.engine.to_position`)."""
+        return _py_to_position(_mirror(self.s, self.options, self.seed, self.history, self.log))
+
+    @property
+    def phase(self):
+        return Phase(self.s.phase)
+
+    @property
+    def to_move(self):
+        t = cn_to_move(self.s)
+        return None if t < 0 else t
+
+    @property
+    def hand_over(self):
+        return self.s.phase >= 4
+
+    @property
+    def game_over(self):
+        return self.s.phase == 5
+
+    @property
+    def num_actions(self):
+        return self.s.o.num_actions
+
+    @property
+    def obs_size(self):
+        return cn_obs_size(&self.s.o)
+
+    @property
+    def scores(self):
+        return [self.s.scores[0], self.s.scores[1]]
+
+    @property
+    def sheets(self):
+        return _sheets(self.s)
+
+    cdef _refresh(self):
+        if not self.legal_ok:
+            self.nlegal = cn_legal_actions(self.s, self.legal)
+            self.legal_ok = True
+
+    def legal_actions(self):
+        """Sorted legal action ids of the seat on turn (empty when the hand is over)."""
+        self._refresh()
+        return [self.legal[i] for i in range(self.nlegal)]
+
+    def action_mask(self, out=None):
+        """int8 mask of shape (num_actions,), written into ``out`` when given."""
+        self._refresh()
+        if out is None:
+            out = np.zeros(self.s.o.num_actions, dtype=np.int8)
+        else:
+            out[:] = 0
+        for i in range(self.nlegal):
+            out[self.legal[i]] = 1
+        return out
+
+    def apply(self, action):
+        """Apply a legal action of the seat on turn.
+
+        Raises:
+            IllegalActionError: not an int id, out of range, or not legal here.
+        """
+        if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
+            raise IllegalActionError(f"action must be an int id, got {action!r}")
+        a = int(action)
+        n = self.s.o.num_actions
+        if not 0 <= a < n:
+            raise IllegalActionError(f"action id {a} is outside 0..{n - 1}")
+        self._refresh()
+        cdef int i
+        for i in range(self.nlegal):
+            if self.legal[i] == a:
+                break
+        else:
+            raise IllegalActionError(
+                f"illegal action {a} ({A.table(self.options).descriptions[a]!r}) for seat "
+                f"{self.to_move} in phase {self.phase.name}")
+        self.log.append({"seat": cn_to_move(self.s), "action": a})
+        cn_apply(self.s, a)
+        self.legal_ok = False
+        self._events()
+
+    def encode(self, int seat, out=None):
+        """Observation of ``seat`` (float32, bit-identical to observation.encode)."""
+        if not 0 <= seat < 4:
+            raise ValueError(f"seat must be 0..3, got {seat}")
+        cdef int n = cn_obs_size(&self.s.o)
+        if out is None:
+            out = np.empty(n, dtype=np.float32)
+        cdef float[::1] buf = out
+        if buf.shape[0] != n:
+            raise ValueError(f"out must have shape ({n},)")
+        cn_encode(self.s, seat, &_SCALE[0], &buf[0])
+        return out
+
+    def next_hand(self):
+        """Deal the next hand with the native generator."""
+        if self.s.phase != 4:
+            raise RuntimeError(f"next_hand() needs a finished hand; phase is {self.phase.name}")
+        cn_next_hand(self.s)
+        self._deal_log()
+
+
+include "vector.pxi"

@@ -1,0 +1,171 @@
+/* The state of one game and the options it is played under.
+ *
+ * Mirrors canasta_env/engine/state.py (State, Phase, the queries), cards.py (card
+ * classes, points), actions.py (the action ids) and options.py (RulesOptions: every
+ * field). Rules: docs/RULES.md sections 1 (cards), 2 and 3 (the rules), 5 (actions).
+ *
+ * Conventions as in Python: seats 0..3, partnership seat & 1; hands, melds and feet are
+ * count vectors over the 15 card classes; the stock, pile and pending pile are arrays of
+ * card classes with the top card last.  One cn_state per game, fixed size, no pointers:
+ * a batch of games is a plain array of them.
+ */
+#ifndef CN_STATE_H
+#define CN_STATE_H
+
+#include <stdint.h>
+
+#define CN_NC 15
+#define CN_JOKER 0
+#define CN_TWO 1
+#define CN_B3 2
+#define CN_R3 3
+#define CN_FOUR 4
+#define CN_ACE 14
+#define CN_NRANKS 11          /* meld ranks 4..A */
+#define CN_MAXCARDS 480       /* 8 decks + 40 jokers = 456 */
+#define CN_MAXBOOKS 128
+#define CN_MAXMINS 32
+#define CN_MAXEVENTS 128
+
+/* action ids (canasta_env/engine/actions.py; checked against Python by the binding) */
+enum {
+    A_DRAW_STOCK = 0, A_TAKE_PAIR = 1, A_TAKE_NAT_JOKER = 2, A_TAKE_NAT_TWO = 3,
+    A_TAKE_ONTO_MELD = 4, A_DECLINE_PILE = 5, A_START_MELD = 6, A_ADD_TO_MELD = 39,
+    A_MELD_BLACK_THREES = 72, A_ASK_PARTNER = 73, A_ANSWER_YES = 74, A_ANSWER_NO = 75,
+    A_FINISH_TURN = 76, A_DISCARD = 77, A_NUM_CLASSIC = 91, A_START_WILD_MELD = 91,
+    A_ADD_TO_WILD_MELD = 95, A_TAKE_WILD_PAIR = 97, A_NUM_HAND_AND_FOOT = 98
+};
+#define CN_MAXACTIONS 98
+
+/* Phase (state.py) */
+enum { PH_DRAW = 0, PH_PICKUP = 1, PH_MELD = 2, PH_ANSWER = 3, PH_HAND_OVER = 4,
+       PH_GAME_OVER = 5 };
+enum { NOT_ASKED = 0, ASKED_YES = 1, ASKED_NO = 2 };
+
+/* events of the Python log besides {"seat", "action"} */
+enum { EV_RED3 = 1, EV_DECLINED = 2, EV_BOOK = 3, EV_FOOT = 4, EV_OUT = 5, EV_HAND_OVER = 6 };
+
+typedef struct {
+    int decks, jokers, hand_size, target_score;
+    int n_opening;                          /* opening_minimums: (lowest score, minimum) */
+    int opening_lo[CN_MAXMINS], opening_min[CN_MAXMINS];
+    int max_wilds_per_meld, canasta_size, natural_canasta_bonus, mixed_canasta_bonus;
+    int red_three_bonus, red_three_all_bonus, going_out_bonus, concealed_going_out_bonus;
+    int canastas_to_go_out, black_three_freezes, red_three_last_card_may_meld;
+    int one_card_pile_restriction, ask_partner_required, foot_size, rounds;
+    int n_round_min, round_min[CN_MAXMINS];
+    int draw_count, max_meld_size, wilds_at_most_half_naturals, wild_melds, wild_book_bonus;
+    int clean_books_to_go_out, dirty_books_to_go_out, pile_pair_only, pile_wild_pair;
+    int pile_take_limit, red_three_negative_unmelded, red_three_hand_penalty;
+    int black_three_meld_max, black_three_melds;
+    /* derived (RulesOptions.exact_melds, actions.num_actions) */
+    int exact, num_actions;
+} cn_options;
+
+typedef struct { int8_t type, a, b; } cn_event;
+
+typedef struct {
+    cn_options o;
+    /* the game */
+    int hand_number, dealer, winner;        /* winner: 0 / 1, -1 tie, -2 none (None) */
+    int scores[2];
+    /* the hand */
+    int phase, current;
+    int hands[4][CN_NC], known[4][CN_NC], feet[4][CN_NC];
+    int red3[4], in_foot[4], seat_melded[4];
+    int nstock, npile, pile_frozen;
+    uint8_t stock[CN_MAXCARDS], pile[CN_MAXCARDS];
+    int nat[2][CN_NC], jok[2][CN_NC], two[2][CN_NC];
+    int nbooks[2];
+    uint8_t books[2][CN_MAXBOOKS][4];        /* rank (JOKER: wild book), nat, jok, two */
+    int wild_meld[2][2];
+    int opened[2], minimum[2];
+    int went_out, concealed;                 /* went_out -1: None */
+    long long decisions;
+    int has_sheets;
+    int sheets[2][6];  /* table, canasta_bonus, red_threes, going_out, hand_penalty, previous */
+    /* the turn */
+    int drew_stock, turn_points, laid, added_old, n_new_ranks;
+    int new_ranks[CN_NC];
+    int npending;
+    uint8_t pending[CN_MAXCARDS];
+    int asked, must_out, no_discard;
+    /* events of the last apply / deal, for the Python log */
+    int nevents;
+    cn_event events[CN_MAXEVENTS];
+    /* the native deal's generator */
+    uint64_t rng;
+} cn_state;
+
+extern const int CN_POINTS[CN_NC];
+
+/* state.py queries */
+static inline int cn_is_wild(int c) { return c == CN_JOKER || c == CN_TWO; }
+static inline int cn_to_move(const cn_state *s) {
+    if (s->phase == PH_ANSWER) return (s->current + 2) & 3;
+    if (s->phase >= PH_HAND_OVER) return -1;
+    return s->current;
+}
+static inline int cn_foot_pending(const cn_state *s, int seat) {
+    return s->o.foot_size > 0 && !s->in_foot[seat];
+}
+static inline int cn_wild_ok(const cn_state *s, int n, int w) {
+    return w <= s->o.max_wilds_per_meld && (!s->o.wilds_at_most_half_naturals || 2 * w <= n);
+}
+static inline int cn_sum(const int *v) {
+    int t = 0;
+    for (int c = 0; c < CN_NC; c++) t += v[c];
+    return t;
+}
+static inline void cn_event_add(cn_state *s, int type, int a, int b) {
+    if (s->nevents < CN_MAXEVENTS) {
+        cn_event *e = &s->events[s->nevents++];
+        e->type = (int8_t)type; e->a = (int8_t)a; e->b = (int8_t)b;
+    }
+}
+void cn_closed_books(const cn_state *s, int team, int *clean, int *dirty);
+void cn_book_counts(const cn_state *s, int team, int *clean, int *dirty);
+void cn_options_derive(cn_options *o);
+int cn_minimum_for(const cn_options *o, int score, int round_index);
+void cn_start_turn(cn_state *s);
+
+/* deal.c */
+void cn_seed(cn_state *s, uint64_t seed);
+void cn_deal(cn_state *s);
+void cn_new_game(cn_state *s, uint64_t seed, int dealer);
+int cn_next_hand(cn_state *s);
+
+/* feasibility.c (Classic formulas) */
+void cn_allin_points(const int *hand, const int *nat, const int *wild, int cap, int *pts, int *left);
+int cn_best_points(int *hand, const int *nat, const int *wild, int cap, int keep);
+int cn_can_go_out(int *hand, const int *nat, const int *wild, int cap, int size, int have,
+                  int needed, int need_pts, int may_discard, int black_three_melds);
+
+/* exact.c (Hand and Foot search) */
+int cn_wild_meld_books(const cn_options *o, int s0, int x);
+int cn_max_points(const int *hand, const int *nat, const int *wild, int wm,
+                  const cn_options *o, int keep);
+int cn_can_meld_all(const int *hand, const int *nat, const int *wild, int wm,
+                    const cn_options *o, int have_clean, int have_dirty, int need_clean,
+                    int need_dirty, int need_books, int need_pts, int black_three_melds);
+int cn_rank_nonempty(const cn_options *o, int n, int w, int n0, int w0);
+
+/* completion.c */
+int cn_turn_feasible(const cn_state *s, int *hand, const int *nat, const int *wild, int tp,
+                     int laid, const int *pending, int npending, int must_out, int asked,
+                     int drew_stock, int wm);
+
+/* legality.c: sorted legal ids into out (CN_MAXACTIONS), returns their number */
+int cn_legal_actions(const cn_state *s, int *out);
+
+/* transitions.c */
+void cn_apply(cn_state *s, int action);
+
+/* scoring.c */
+void cn_end_hand(cn_state *s);
+
+/* observe.c */
+int cn_obs_size(const cn_options *o);
+void cn_encode(const cn_state *s, int seat, const float *scale, float *out);
+
+#endif
