@@ -114,3 +114,42 @@ def test_hand_edited_turn_records_that_dead_end_one_move_later_are_refused():
     pos["phase"] = "ANSWER"  # a partner asked to answer although nobody could go out
     with pytest.raises(PositionError, match="no legal action"):
         from_position(pos)
+
+
+def test_five_black_threes_after_a_yes_meld_four_and_discard_the_fifth():
+    # dead ends found by the differential checker (tests/data): a player with 5 black 3s
+    # (3+ decks) was told "yes" and then had no legal action; black-3 melds hold at most
+    # black_three_meld_max cards, the fifth is the going-out discard (docs/RULES.md §2.6)
+    import json
+    from pathlib import Path
+
+    from canasta_env.engine import actions as A
+    from canasta_env.engine import from_position
+
+    for name in ("python_dead_end_black_threes.json",
+                 "python_dead_end_black_threes_hand_and_foot.json"):
+        g = from_position(json.loads((Path(__file__).parent / "data" / name).read_text()))
+        seat, team = g.current, g.current % 2
+        assert g.hands[seat][2] == 5 and g.legal_actions() == [A.MELD_BLACK_THREES]
+        g.apply(A.MELD_BLACK_THREES)
+        assert g.nat[team][2] == 4 and g.hands[seat][2] == 1
+        while not g.hand_over:  # only moves that still lead out are offered
+            legal = g.legal_actions()
+            assert legal
+            g.apply(legal[-1])
+        assert g.went_out == seat
+
+
+def test_black_three_melds_never_close_into_books():
+    # a black-3 meld as large as max_meld_size would close into a "book" of black 3s,
+    # which no rule has: such options are refused (found by the differential checker)
+    import pytest
+
+    from canasta_env.engine import OptionsError, preset
+
+    with pytest.raises(OptionsError, match="black_three_meld_max 4 must be below "
+                                           "max_meld_size 4"):
+        preset("classic", max_meld_size=4, canasta_size=4, black_three_meld_max=4,
+               canastas_to_go_out=0)
+    assert preset("classic", max_meld_size=4, canasta_size=4, black_three_meld_max=3,
+                  canastas_to_go_out=0).max_meld_size == 4

@@ -72,7 +72,8 @@ def turn_feasible(s: State, hand, nat, wild, tp: int, laid: bool, pending: list[
             return False
         have = sum(1 for r in MELD_RANKS if nat[r] and nat[r] + wild[r] >= o.canasta_size)
         if not can_go_out(full, nat, wild, cap, o.canasta_size, have,
-                          o.canastas_to_go_out, 0):
+                          o.canastas_to_go_out, 0, black_three_melds=o.black_three_melds,
+                          black_three_max=o.black_three_meld_max):
             return False
         return _pickup_search(s, list(hand), list(nat), list(wild), tp, pending, set())
     size = sum(hand)

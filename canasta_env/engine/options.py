@@ -189,6 +189,12 @@ class RulesOptions:
         if not 3 <= self.black_three_meld_max <= 20:
             raise OptionsError(f"black_three_meld_max must be in 3..20, "
                                f"got {self.black_three_meld_max}")
+        if self.max_meld_size and self.black_three_melds and \
+                self.black_three_meld_max >= self.max_meld_size:
+            raise OptionsError(
+                f"black_three_meld_max {self.black_three_meld_max} must be below max_meld_size "
+                f"{self.max_meld_size}: a going-out meld of black 3s never closes into a book "
+                f"(docs/RULES.md §2.6, §3.4)")
         if self.target_score <= 0:
             raise OptionsError(f"target_score must be positive, got {self.target_score}")
         mins = self.opening_minimums

@@ -145,7 +145,8 @@ int cn_turn_feasible(const cn_state *s, int *hand, const int *nat, const int *wi
         int have = 0;
         for (int r = CN_FOUR; r <= CN_ACE; r++)
             if (nat[r] && nat[r] + wild[r] >= csize) have++;
-        if (!cn_can_go_out(full, nat, wild, cap, csize, have, o->canastas_to_go_out, 0, 1, 1))
+        if (!cn_can_go_out(full, nat, wild, cap, csize, have, o->canastas_to_go_out, 0, 1,
+                           o->black_three_melds, o->black_three_meld_max))
             return 0;
         int h2[CN_NC], n2[CN_NC], w2[CN_NC];
         memcpy(h2, hand, sizeof h2);
@@ -170,7 +171,7 @@ int cn_turn_feasible(const cn_state *s, int *hand, const int *nat, const int *wi
     if (size == 0) return have >= o->canastas_to_go_out && (opened || drew_stock);
     int need_b = (opened || drew_stock) ? 0 : need;
     return cn_can_go_out(hand, nat, wild, cap, csize, have, o->canastas_to_go_out, need_b, 1,
-                         o->black_three_melds);
+                         o->black_three_melds, o->black_three_meld_max);
 }
 
 /* ------------------------------------------------------------------ exact meld rules */

@@ -66,9 +66,9 @@ int cn_best_points(int *hand, const int *nat, const int *wild, int cap, int keep
 }
 
 static int meld_all(const int *rest, const int *nat, const int *wild, int cap, int size, int have,
-                    int needed, int need_pts, int black_three_melds) {
+                    int needed, int need_pts, int black_three_melds, int black_three_max) {
     int b3 = rest[CN_B3];
-    if (b3 && (b3 < 3 || !black_three_melds)) return 0;
+    if (b3 && (b3 < 3 || b3 > black_three_max || !black_three_melds)) return 0;
     int pts = 5 * b3, pairs = 0, capacity = 0, ncand = 0;
     int cbase[CN_NRANKS], croom[CN_NRANKS];
     for (int r = CN_FOUR; r <= CN_ACE; r++) {
@@ -126,7 +126,8 @@ static int meld_all(const int *rest, const int *nat, const int *wild, int cap, i
 }
 
 int cn_can_go_out(int *hand, const int *nat, const int *wild, int cap, int size, int have,
-                  int needed, int need_pts, int may_discard, int black_three_melds) {
+                  int needed, int need_pts, int may_discard, int black_three_melds,
+                  int black_three_max) {
     int stranded = 0, last = -1;
     int b3 = hand[CN_B3];
     if (b3 && (b3 < 3 || !black_three_melds)) {
@@ -142,16 +143,19 @@ int cn_can_go_out(int *hand, const int *nat, const int *wild, int cap, int size,
     if (stranded > (may_discard ? 1 : 0)) return 0;
     if (stranded == 1) {
         hand[last]--;
-        int ok = meld_all(hand, nat, wild, cap, size, have, needed, need_pts, black_three_melds);
+        int ok = meld_all(hand, nat, wild, cap, size, have, needed, need_pts, black_three_melds,
+                          black_three_max);
         hand[last]++;
         return ok;
     }
-    if (meld_all(hand, nat, wild, cap, size, have, needed, need_pts, black_three_melds)) return 1;
+    if (meld_all(hand, nat, wild, cap, size, have, needed, need_pts, black_three_melds,
+                 black_three_max)) return 1;
     if (!may_discard) return 0;
     for (int c = 0; c < CN_NC; c++) {
         if (hand[c] && c != CN_R3) {
             hand[c]--;
-            int ok = meld_all(hand, nat, wild, cap, size, have, needed, need_pts, black_three_melds);
+            int ok = meld_all(hand, nat, wild, cap, size, have, needed, need_pts, black_three_melds,
+                          black_three_max);
             hand[c]++;
             if (ok) return 1;
         }

@@ -238,11 +238,12 @@ static int legal_meld(const cn_state *s, int *legal) {
     }
     if (pickup) return sort_ids(legal, k);
     int tp0 = s->turn_points;
+    /* black 3s: at most black_three_meld_max melded; one more can still be the discard */
     int b3 = hand[CN_B3];
-    if (o->black_three_melds && 3 <= b3 && b3 <= o->black_three_meld_max &&
-        s->asked != ASKED_NO && !s->no_discard) {
-        hand[CN_B3] = 0;
-        if (cn_turn_feasible(s, hand, nat, wild, tp0 + (opened ? 0 : 5 * b3), 1, NULL, 0, 1,
+    int b3_meld = b3 < o->black_three_meld_max ? b3 : o->black_three_meld_max;
+    if (o->black_three_melds && b3 >= 3 && s->asked != ASKED_NO && !s->no_discard) {
+        hand[CN_B3] = b3 - b3_meld;
+        if (cn_turn_feasible(s, hand, nat, wild, tp0 + (opened ? 0 : 5 * b3_meld), 1, NULL, 0, 1,
                              s->asked, s->drew_stock, -1))
             legal[k++] = A_MELD_BLACK_THREES;
         hand[CN_B3] = b3;

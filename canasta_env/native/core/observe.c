@@ -37,6 +37,8 @@ void cn_encode(const cn_state *s, int seat, const float *scale, float *out) {
     int *cont = v + k;
     for (int c = 0; c < CN_NC; c++) v[k++] = 0;
     for (int i = 0; i < s->npile; i++) cont[s->pile[i]]++;
+    /* a pile set aside for the opening (phase PICKUP) stays public (RULES.md §7) */
+    for (int i = 0; i < s->npending; i++) cont[s->pending[i]]++;
     if (s->npile) {
         top = s->pile[s->npile - 1];
         topv[top] = 1;

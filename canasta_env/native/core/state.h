@@ -139,7 +139,8 @@ int cn_next_hand(cn_state *s);
 void cn_allin_points(const int *hand, const int *nat, const int *wild, int cap, int *pts, int *left);
 int cn_best_points(int *hand, const int *nat, const int *wild, int cap, int keep);
 int cn_can_go_out(int *hand, const int *nat, const int *wild, int cap, int size, int have,
-                  int needed, int need_pts, int may_discard, int black_three_melds);
+                  int needed, int need_pts, int may_discard, int black_three_melds,
+                  int black_three_max);
 
 /* exact.c (Hand and Foot search) */
 int cn_wild_meld_books(const cn_options *o, int s0, int x);

@@ -245,8 +245,9 @@ static void apply_meld(cn_state *s, int action) {
         lay_wild(s, team, j, t);
         pts = j * CN_POINTS[CN_JOKER] + t * CN_POINTS[CN_TWO];
     } else if (action == A_MELD_BLACK_THREES) {
-        int b3 = hand[CN_B3];
-        hand[CN_B3] = 0;
+        int b3 = hand[CN_B3] < s->o.black_three_meld_max ? hand[CN_B3]
+                                                           : s->o.black_three_meld_max;
+        hand[CN_B3] -= b3;
         lay(s, team, CN_B3, b3, 0, 0);
         pts = 5 * b3;
         s->must_out = 1;
