@@ -83,6 +83,11 @@ LAYOUTS: dict[int, tuple[str, int]] = {
 _BY_ACTIONS = {n: (name, size) for size, (name, n) in LAYOUTS.items()}
 
 
+#: Largest value any observation entry can take (the encoder writes scaled counts and flags,
+#: all >= 0; the largest are scores / 5,000 under the position format's +-10,000,000 bound).
+OBS_MAX = 10_000
+
+
 def check_policy_inputs(observation, action_mask, obs_size: int | None = None,
                         num_actions: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Validate one seat's (observation, action mask) before a policy acts on it
@@ -105,9 +110,9 @@ def check_policy_inputs(observation, action_mask, obs_size: int | None = None,
 
     Raises:
         ValueError: the message says exactly what is wrong -- not 1-D, not floats,
-            non-finite values, another size (naming the variant the policy expects and
-            the one the input belongs to), mask values other than 0 / 1, or a mask with
-            no legal action (all zeros).
+            non-finite values, values outside ``0..OBS_MAX``, another size (naming the
+            variant the policy expects and the one the input belongs to), mask values
+            other than 0 / 1, or a mask with no legal action (all zeros).
     """
     try:
         obs = np.asarray(observation)
@@ -146,6 +151,11 @@ def check_policy_inputs(observation, action_mask, obs_size: int | None = None,
         bad = np.flatnonzero(~finite)
         raise ValueError(f"observation has {bad.size} non-finite value(s) (NaN or inf), first "
                          f"at index {int(bad[0])}")
+    out_of_range = (obs < 0) | (obs > OBS_MAX)
+    if out_of_range.any():
+        i = int(np.flatnonzero(out_of_range)[0])
+        raise ValueError(f"observation entry {i} is {obs[i].item()!r}, outside the encoder's "
+                         f"range 0..{OBS_MAX:,} (entries are scaled counts and flags)")
     if num_actions is not None and len(mask) != num_actions:
         other = _BY_ACTIONS.get(len(mask), (None,))[0]
         why = f" (a {other} mask: another variant)" if other else ""

@@ -292,3 +292,23 @@ def test_the_onnx_model_takes_the_envs_int8_mask_as_it_is(classic_views):
         assert mask.dtype == np.int8
         logits = session.run(["logits"], {"observation": obs[None], "action_mask": mask[None]})[0]
         assert int(logits.argmax()) == torch_policy.act(obs, mask)
+
+
+def test_observation_values_outside_the_encoders_range_are_refused(classic_views,
+                                                                   classic_policies):
+    """Found by an adversarial review: a huge finite observation made the ONNX model's
+    logits NaN (action 0, illegal), a negative count crashed the heuristic with an
+    IndexError, 1e300 overflowed float32. Every policy now refuses them alike."""
+    obs, mask = classic_views[0]
+    for i, value, dtype in ((5, 3.4e38, np.float32), (5, -1.0, np.float32),
+                            (0, 1e300, np.float64)):
+        bad = obs.astype(dtype)
+        bad[i] = value
+        with pytest.raises(ValueError) as want:
+            check_policy_inputs(bad, mask)
+        assert f"observation entry {i} is" in str(want.value)
+        assert "outside the encoder's range 0..10,000" in str(want.value)
+        for p in classic_policies:
+            with pytest.raises(ValueError) as got:
+                p.act(bad, mask)
+            assert str(got.value) == str(want.value)

@@ -242,3 +242,19 @@ def test_unreachable_edits_of_a_played_position_are_refused(variant, seed, decis
         return  # the minimum is checked only while the hand runs
     with pytest.raises(PositionError, match="unreachable position"):
         from_position(pos)
+
+
+def test_a_hand_and_foot_seat_without_its_foot_plays_the_foot():
+    # found by an adversarial review: feet emptied into the stock loaded, and play from
+    # there reached a seat on turn with nothing to play (a 500 from the service)
+    pos = to_position(Game(preset("hand_and_foot"), seed=1))
+    for s in range(4):
+        pos["stock"] += pos["feet"][s]
+        pos["feet"][s] = []
+    refused(pos, "seat 0 has no foot but is not playing its foot")
+
+
+def test_hand_and_foot_rounds_bound_the_hand_number():
+    pos = to_position(Game(preset("hand_and_foot"), seed=1))
+    pos["hand_number"] = 50
+    refused(pos, "hand_number 50 is outside these rules' 4 rounds")

@@ -153,3 +153,58 @@ def test_black_three_melds_never_close_into_books():
                canastas_to_go_out=0)
     assert preset("classic", max_meld_size=4, canasta_size=4, black_three_meld_max=3,
                   canastas_to_go_out=0).max_meld_size == 4
+
+
+def _seven_black_threes(asked: int):
+    """Hand and Foot: a seat in its foot, 2 clean + 2 dirty books, holding 7 black 3s and
+    a 5 after a stock draw (found by an adversarial review: black 3s could be melded
+    twice in one turn, 7 of them closing into a "book" that crashed the observation)."""
+    from canasta_env.engine import Game, preset, to_position
+
+    p = to_position(Game(preset("hand_and_foot"), seed=1))
+    seat, team, stock = p["current"], p["current"] % 2, p["stock"]
+    stock.extend(p["hands"][seat] + p["feet"][seat])
+    p["hands"][seat], p["feet"][seat], p["in_foot"][seat] = [], [], True
+    for s in range(4):
+        for zone in ("hands", "feet"):
+            if s != seat:
+                n3 = p[zone][s].count("black 3")
+                p[zone][s] = [c for c in p[zone][s] if c != "black 3"]
+                stock.extend(["black 3"] * n3)
+                for _ in range(n3):
+                    c = next(c for c in stock if c not in ("black 3", "red 3"))
+                    stock.remove(c)
+                    p[zone][s].append(c)
+
+    def take(name, n):
+        for _ in range(n):
+            stock.remove(name)
+        return [name] * n
+
+    p["hands"][seat] = take("black 3", 7) + take("5", 1)
+    p["known"][seat] = []
+    p["books"][team] = []
+    for r, n, j, t in (("K", 7, 0, 0), ("Q", 7, 0, 0), ("J", 5, 1, 1), ("10", 5, 1, 1)):
+        take(r, n), take("Joker", j), take("2", t)
+        p["books"][team].append({"rank": r, "naturals": n, "jokers": j, "twos": t})
+    p["opened"][team] = True
+    p["phase"] = "MELD"
+    p["turn"].update(drew_stock=True, asked=asked)
+    return p
+
+
+def test_black_threes_meld_once_per_going_out():
+    import pytest
+
+    from canasta_env.engine import PositionError, from_position
+    from canasta_env.engine import actions as A
+
+    g = from_position(_seven_black_threes(asked=0))
+    # 7 black 3s: one meld holds at most 4, the rest cannot all go: no going out, so no
+    # question to partner and no black-3 meld; the turn goes on with a discard
+    legal = g.legal_actions()
+    assert A.ASK_PARTNER not in legal and A.MELD_BLACK_THREES not in legal
+    assert legal == [A.DISCARD_ACTION[2], A.DISCARD_ACTION[5]]  # discard a black 3 or the 5
+    # the same hand told "yes" could not finish the turn: no game reaches it
+    with pytest.raises(PositionError, match="no legal action"):
+        from_position(_seven_black_threes(asked=1))

@@ -163,7 +163,8 @@ def test_row_taking_the_pile_pair_only_top_seven():
 
 def test_row_foot_meld_out_picks_it_up_at_once():
     g = build_hf(hands=("K K", *OTHERS), melds=({"K": meld(3)}, {}), phase="MELD",
-                 feet=("4 4 4 5 6 7 8 9 10 J Q", "", "", ""))
+                 feet=("4 4 4 5 6 7 8 9 10 J Q", "", "", ""),
+                 in_foot=(False, True, True, True))  # the others play their feet
     play(g, "add natural to K meld", "add natural to K meld")
     assert g.in_foot[0] and sum(g.hands[0]) == 11 and sum(g.feet[0]) == 0
     assert g.current == 0 and g.phase.name == "MELD"  # plays on from the foot
@@ -172,7 +173,8 @@ def test_row_foot_meld_out_picks_it_up_at_once():
 
 def test_row_foot_discard_last_card_picks_it_up_next_turn():
     g = build_hf(hands=("K", *OTHERS), melds=({"K": meld(3)}, {}), phase="MELD",
-                 feet=("4 4 4 5 6 7 8 9 10 J Q", "", "", ""))
+                 feet=("4 4 4 5 6 7 8 9 10 J Q", "", "", ""),
+                 in_foot=(False, True, True, True))  # the others play their feet
     play(g, "discard K")
     assert sum(g.hands[0]) == 0 and not g.in_foot[0] and sum(g.feet[0]) == 11
     for _ in range(3):

@@ -234,6 +234,9 @@ def play_deals(policy_a: Policy, policy_b: Policy, deals: Sequence[int], seed: i
 
 
 # ---------------------------------------------------------------------------- workers
+#: Most worker processes an evaluation starts (each loads its own policies).
+MAX_WORKERS = 64
+
 _WORKER: dict = {}
 
 
@@ -377,10 +380,11 @@ def play_match(a: str | Policy, b: str | Policy, deals: int, *, seed: int = 0,
     """
     if not isinstance(deals, int) or deals < 1:
         raise ValueError(f"the number of deals must be a positive int, got {deals!r}")
-    if not isinstance(workers, int) or workers < 1:
-        raise ValueError(f"workers must be a positive int, got {workers!r}")
+    if not isinstance(workers, int) or isinstance(workers, bool) or not 1 <= workers <= MAX_WORKERS:
+        raise ValueError(f"workers must be an int from 1 to {MAX_WORKERS}, got {workers!r}")
     if workers > 1 and not (isinstance(a, str) and isinstance(b, str)):
         raise ValueError("workers > 1 needs policy specs (strings), not policy objects")
+    workers = min(workers, deals)  # never more processes than deals
     # load and check here even with workers: a bad spec or a policy of another variant
     # fails at once, before the first deal, not inside a worker
     preset(variant)

@@ -24,7 +24,7 @@ pile (red 3s excluded); ``wm``: cards in the open wild-card meld (exact rules on
 from __future__ import annotations
 
 from . import actions as A
-from .cards import CARD_POINTS, JOKER, MELD_RANKS, NUM_CLASSES, RED_THREE, TWO
+from .cards import BLACK_THREE, CARD_POINTS, JOKER, MELD_RANKS, NUM_CLASSES, RED_THREE, TWO
 from .exact import can_meld_all, max_points
 from .feasibility import best_points, can_go_out
 from .state import ASKED_NO, ASKED_YES, NOT_ASKED, WILDS, State
@@ -72,7 +72,8 @@ def turn_feasible(s: State, hand, nat, wild, tp: int, laid: bool, pending: list[
             return False
         have = sum(1 for r in MELD_RANKS if nat[r] and nat[r] + wild[r] >= o.canasta_size)
         if not can_go_out(full, nat, wild, cap, o.canasta_size, have,
-                          o.canastas_to_go_out, 0, black_three_melds=o.black_three_melds,
+                          o.canastas_to_go_out, 0,
+                          black_three_melds=o.black_three_melds and not nat[BLACK_THREE],
                           black_three_max=o.black_three_meld_max):
             return False
         return _pickup_search(s, list(hand), list(nat), list(wild), tp, pending, set())
@@ -95,8 +96,9 @@ def turn_feasible(s: State, hand, nat, wild, tp: int, laid: bool, pending: list[
         return have >= o.canastas_to_go_out and (opened or drew_stock)
     # going out concealed after a stock draw needs no opening minimum
     need_b = 0 if (opened or drew_stock) else need
+    # black 3s meld once, in one meld: none more once it is on the table (§2.6)
     return can_go_out(hand, nat, wild, cap, csize, have, o.canastas_to_go_out, need_b,
-                      black_three_melds=o.black_three_melds,
+                      black_three_melds=o.black_three_melds and not nat[BLACK_THREE],
                       black_three_max=o.black_three_meld_max)
 
 
@@ -230,7 +232,7 @@ def turn_feasible_exact(s: State, hand, nat, wild, tp: int, laid: bool, pending,
         return (have_c >= args[2] and have_d >= args[3] and have_c + have_d >= args[4]
                 and (opened or drew_stock))
     need_b = 0 if (opened or drew_stock) else need
-    b3 = o.black_three_melds
+    b3 = o.black_three_melds and not nat[BLACK_THREE]  # one black-3 meld (§2.6)
     if can_meld_all(hand, nat, wild, wm, rules, *args, need_b, b3):
         return True
     for c in range(NUM_CLASSES):

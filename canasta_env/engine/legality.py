@@ -234,11 +234,14 @@ def legal_meld(s: State) -> list[int]:
     # in a pack of 3+ decks, one more can still be the discard)
     b3 = hand[BLACK_THREE]
     b3_meld = min(b3, o.black_three_meld_max)
-    if o.black_three_melds and b3 >= 3 and s.asked != ASKED_NO and not s.no_discard:
+    if o.black_three_melds and b3 >= 3 and s.asked != ASKED_NO and not s.no_discard and \
+            not s.must_out and not s.nat[team][BLACK_THREE]:  # one black-3 meld, once
         hand[BLACK_THREE] = b3 - b3_meld
+        nat[BLACK_THREE] += b3_meld  # the meld on the table: no second one (completion)
         if turn_feasible(s, hand, nat, wild, tp0 + (0 if opened else 5 * b3_meld), True, None,
                          True, s.asked, s.drew_stock):
             legal.append(A.MELD_BLACK_THREES)
+        nat[BLACK_THREE] -= b3_meld
         hand[BLACK_THREE] = b3
     # asking partner: only while both answers leave a way to finish the turn (§2.12)
     if s.asked == NOT_ASKED and not s.no_discard and not s.must_out:

@@ -95,6 +95,9 @@ def _check_openings(g: State) -> None:
     partnership has cards on the table."""
     o = g.options
     running = g.phase < Phase.HAND_OVER
+    if o.rounds and not 0 <= g.hand_number < o.rounds:
+        raise UnreachableError(f"hand_number {g.hand_number} is outside these rules' "
+                               f"{o.rounds} rounds (0..{o.rounds - 1})")
     for t in (0, 1):
         if running:
             want = o.minimum_for(g.scores[t], g.hand_number)
@@ -169,6 +172,11 @@ def _check_hands(g: State) -> None:
     not refused: test and teaching positions leave them out.)"""
     if g.phase < Phase.HAND_OVER and not any(g.hands[g.current]):
         raise UnreachableError(f"seat {g.current} is on turn with an empty hand")
+    if g.options.foot_size:
+        for s in range(4):
+            if not g.in_foot[s] and not any(g.feet[s]):
+                raise UnreachableError(f"seat {s} has no foot but is not playing its foot "
+                                       f"(a foot leaves only by being picked up)")
 
 
 def _check_outcome(g: State) -> None:

@@ -146,7 +146,7 @@ int cn_turn_feasible(const cn_state *s, int *hand, const int *nat, const int *wi
         for (int r = CN_FOUR; r <= CN_ACE; r++)
             if (nat[r] && nat[r] + wild[r] >= csize) have++;
         if (!cn_can_go_out(full, nat, wild, cap, csize, have, o->canastas_to_go_out, 0, 1,
-                           o->black_three_melds, o->black_three_meld_max))
+                           o->black_three_melds && !nat[CN_B3], o->black_three_meld_max))
             return 0;
         int h2[CN_NC], n2[CN_NC], w2[CN_NC];
         memcpy(h2, hand, sizeof h2);
@@ -171,7 +171,7 @@ int cn_turn_feasible(const cn_state *s, int *hand, const int *nat, const int *wi
     if (size == 0) return have >= o->canastas_to_go_out && (opened || drew_stock);
     int need_b = (opened || drew_stock) ? 0 : need;
     return cn_can_go_out(hand, nat, wild, cap, csize, have, o->canastas_to_go_out, need_b, 1,
-                         o->black_three_melds, o->black_three_meld_max);
+                         o->black_three_melds && !nat[CN_B3], o->black_three_meld_max);
 }
 
 /* ------------------------------------------------------------------ exact meld rules */
@@ -259,7 +259,7 @@ static int feasible_exact(const cn_state *s, int *hand, const int *nat_in, const
                have_c + have_d >= o->canastas_to_go_out && (opened || drew_stock);
     }
     int need_b = (opened || drew_stock) ? 0 : need;
-    int b3 = o->black_three_melds;
+    int b3 = o->black_three_melds && !nat[CN_B3]; /* one black-3 meld (RULES.md 2.6) */
     if (cn_can_meld_all(hand, nat, wild, wm, o, have_c, have_d, o->clean_books_to_go_out,
                         o->dirty_books_to_go_out, o->canastas_to_go_out, need_b, b3))
         return 1;

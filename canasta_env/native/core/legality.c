@@ -241,11 +241,14 @@ static int legal_meld(const cn_state *s, int *legal) {
     /* black 3s: at most black_three_meld_max melded; one more can still be the discard */
     int b3 = hand[CN_B3];
     int b3_meld = b3 < o->black_three_meld_max ? b3 : o->black_three_meld_max;
-    if (o->black_three_melds && b3 >= 3 && s->asked != ASKED_NO && !s->no_discard) {
+    if (o->black_three_melds && b3 >= 3 && s->asked != ASKED_NO && !s->no_discard &&
+        !s->must_out && !s->nat[team][CN_B3]) { /* one black-3 meld, once */
         hand[CN_B3] = b3 - b3_meld;
+        nat[CN_B3] += b3_meld; /* the meld on the table: no second one (completion) */
         if (cn_turn_feasible(s, hand, nat, wild, tp0 + (opened ? 0 : 5 * b3_meld), 1, NULL, 0, 1,
                              s->asked, s->drew_stock, -1))
             legal[k++] = A_MELD_BLACK_THREES;
+        nat[CN_B3] -= b3_meld;
         hand[CN_B3] = b3;
     }
     if (s->asked == NOT_ASKED && !s->no_discard && !s->must_out) {
