@@ -368,8 +368,24 @@ def evaluate_module(module, hands: int, seed: int, variant: str) -> dict[str, di
             for name in ("random", "heuristic")}
 
 
-def train(cfg: RLlibConfig, address: str | None = None) -> Path:
-    """Run one RLlib training; returns the final checkpoint directory.
+def _runner_info(runner) -> dict:
+    """Where an env runner lives (runs inside the runner)."""
+    import socket
+
+    import ray
+
+    import canasta_env
+
+    return {"worker_index": runner.worker_index, "node_id": ray.get_runtime_context().get_node_id(),
+            "hostname": socket.gethostname(), "pid": os.getpid(),
+            "canasta_env": str(Path(canasta_env.__file__).parent)}
+
+
+def train(cfg: RLlibConfig, address: str | None = None, report: dict | None = None) -> Path:
+    """Run one RLlib training; returns the final checkpoint directory. ``report``, when
+    given, receives ``runners`` (:func:`_runner_info` of each remote env runner),
+    ``episodes_by_node`` (finished episodes per Ray node id), ``env_steps``,
+    ``iterations`` and ``seconds``.
 
     Raises:
         ConfigError: the run directory already holds a run.
@@ -426,11 +442,21 @@ def train(cfg: RLlibConfig, address: str | None = None) -> Path:
                                           r["mean_score_diff"], steps)
             if done:
                 break
+        seconds = time.time() - t0
         final = run_dir / "final"
         algo.save_to_path(str(final))
-        nodes = _get(result, "env_runners", "episodes_by_node", default={}) or {}
-        print(f"trained {steps:,} env steps in {it} iterations, {(time.time() - t0) / 60:.1f} "
-              f"min; episodes by node: {dict(nodes)}; saved {final}", flush=True)
+        nodes = dict(_get(result, "env_runners", "episodes_by_node", default={}) or {})
+        runners = algo.env_runner_group.foreach_env_runner(_runner_info, local_env_runner=False)
+        print(f"trained {steps:,} env steps in {it} iterations, {seconds / 60:.1f} min "
+              f"({steps / max(seconds, 1e-9):.0f} steps/s); saved {final}", flush=True)
+        for r in runners:
+            print(f"env runner {r['worker_index']}: node {r['node_id'][:12]} host {r['hostname']} "
+                  f"pid {r['pid']}", flush=True)
+        print(f"finished episodes by node: { {k[:12]: int(v) for k, v in nodes.items()} }",
+              flush=True)
+        if report is not None:
+            report.update(runners=runners, episodes_by_node=nodes, env_steps=steps,
+                          iterations=it, seconds=seconds)
     finally:
         if algo is not None:
             algo.stop()
