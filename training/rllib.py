@@ -346,11 +346,10 @@ def _scalars(result: dict, module_ids: tuple[str, ...]) -> dict[str, float]:
     return out
 
 
-def _prepare_run_dir(cfg: RLlibConfig) -> Path:
+def _check_run_dir(cfg: RLlibConfig) -> Path:
     run_dir = cfg.run_dir.resolve()
     if run_dir.exists() and any(run_dir.iterdir()):
         raise ConfigError(f"{cfg.run_dir} already holds files of a run; choose another run_name")
-    run_dir.mkdir(parents=True, exist_ok=True)
     return run_dir
 
 
@@ -394,8 +393,7 @@ def train(cfg: RLlibConfig, address: str | None = None, report: dict | None = No
 
     torch.set_num_threads(cfg.torch_threads)
     os.environ["OMP_NUM_THREADS"] = str(cfg.torch_threads)
-    run_dir = _prepare_run_dir(cfg)
-    dump_config(cfg, run_dir / "config.yaml")
+    run_dir = _check_run_dir(cfg)
 
     import ray
     from torch.utils.tensorboard import SummaryWriter
@@ -403,8 +401,10 @@ def train(cfg: RLlibConfig, address: str | None = None, report: dict | None = No
     from .rllib_module import load_module
 
     started = not ray.is_initialized()
-    if started:
+    if started:  # before writing anything: a cluster that cannot be joined leaves no run
         init_ray(cfg, address)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    dump_config(cfg, run_dir / "config.yaml")
     writer = SummaryWriter(str(Path(cfg.tensorboard_dir) / cfg.run_name))
     writer.add_text("config", "\n".join(f"    {line}" for line in
                                         (run_dir / "config.yaml").read_text().splitlines()))
@@ -527,6 +527,10 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as e:
         print("error: " + "; ".join(line.strip() for line in str(e).splitlines()),
               file=sys.stderr)
+        return 2
+    except ConnectionError as e:  # --address: no cluster there (before OSError: a subclass)
+        print(f"error: cannot join the Ray cluster at {args.address}: "
+              f"{str(e).splitlines()[0] if str(e) else type(e).__name__}", file=sys.stderr)
         return 2
     except OSError as e:  # e.g. an unwritable checkpoint_dir
         print(f"error: {e.strerror or e}: {e.filename or ''}", file=sys.stderr)
