@@ -122,10 +122,11 @@ def _play(env, rng, seed):
             return obs, rew, term, trunc, info, totals
 
 
-def test_rewards_reach_all_four_seats_and_are_zero_sum():
-    env = CanastaRLlibEnv({"reward_scale": 0.001})
+@pytest.mark.parametrize("variant, scale, hands", [("classic", 0.001, 6), ("hand_and_foot", 0.0002, 2)])
+def test_rewards_reach_all_four_seats_and_are_zero_sum(variant, scale, hands):
+    env = CanastaRLlibEnv({"variant": variant, "reward_scale": scale})
     rng = np.random.default_rng(0)
-    for seed in range(6):
+    for seed in range(hands):
         obs, rew, term, trunc, info, totals = _play(env, rng, seed)
         assert set(obs) == set(AGENTS) and set(rew) == set(AGENTS)  # final obs to every seat
         assert all(term[a] for a in AGENTS) and not any(trunc[a] for a in AGENTS)
@@ -133,7 +134,7 @@ def test_rewards_reach_all_four_seats_and_are_zero_sum():
         assert totals["player_0"] == totals["player_2"] and totals["player_1"] == totals["player_3"]
         assert totals["player_0"] == pytest.approx(-totals["player_1"])
         scores = info["player_0"]["hand_scores"]
-        assert totals["player_0"] == pytest.approx((scores[0] - scores[1]) * 0.001)
+        assert totals["player_0"] == pytest.approx((scores[0] - scores[1]) * scale)
         assert totals["player_0"] != 0
 
 
