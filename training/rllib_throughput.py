@@ -21,12 +21,14 @@ import argparse
 import time
 from pathlib import Path
 
+ROOT = Path(__file__).resolve().parents[1]
+
 
 def run_sb3(steps: int, out: Path) -> tuple[int, float]:
     from .config import load_config
     from .train import train
 
-    cfg = load_config("configs/classic.yaml")
+    cfg = load_config(ROOT / "configs" / "classic.yaml")
     data = cfg.model_dump()
     data.update(run_name=f"sb3_{int(time.time())}", total_timesteps=steps,
                 checkpoint_dir=str(out), tensorboard_dir=str(out / "runs"), progress_bar=False,
@@ -44,7 +46,7 @@ def run_sb3(steps: int, out: Path) -> tuple[int, float]:
 def run_rllib(steps: int, out: Path) -> tuple[int, float]:
     from .rllib import load_rllib_config, train
 
-    cfg = load_rllib_config("configs/rllib_classic.yaml")
+    cfg = load_rllib_config(ROOT / "configs" / "rllib_classic.yaml")
     data = cfg.model_dump()
     data.update(run_name=f"rllib_{int(time.time())}", total_timesteps=steps, max_minutes=None,
                 checkpoint_dir=str(out), tensorboard_dir=str(out / "runs"),
