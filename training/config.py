@@ -145,6 +145,16 @@ def load_config(path: str | Path, **overrides) -> TrainConfig:
     Raises:
         ConfigError: file missing, not YAML, or values invalid (message lists each).
     """
+    return load_yaml_model(path, TrainConfig, **overrides)
+
+
+def load_yaml_model(path: str | Path, model: type[BaseModel], **overrides) -> BaseModel:
+    """Read the YAML file ``path`` and validate it as ``model`` (overrides that are not
+    ``None`` replace its top-level keys).
+
+    Raises:
+        ConfigError: file missing, not YAML, or values invalid (message lists each).
+    """
     path = Path(path)
     if not path.is_file():
         what = "is a directory, not a file" if path.is_dir() else "does not exist"
@@ -159,12 +169,12 @@ def load_config(path: str | Path, **overrides) -> TrainConfig:
         raise ConfigError(f"{path} must hold a mapping of options, got {type(data).__name__}")
     data.update({k: v for k, v in overrides.items() if v is not None})
     try:
-        return TrainConfig(**data)
+        return model(**data)
     except ValidationError as e:
         lines = [f"  {'.'.join(map(str, err['loc']))}: {err['msg']}" for err in e.errors()]
         raise ConfigError(f"invalid config {path}:\n" + "\n".join(lines)) from None
 
 
-def dump_config(cfg: TrainConfig, path: str | Path) -> None:
+def dump_config(cfg: BaseModel, path: str | Path) -> None:
     """Write the resolved config as YAML."""
     Path(path).write_text(yaml.safe_dump(cfg.model_dump(), sort_keys=False))
