@@ -79,9 +79,6 @@ def export_onnx(checkpoint: str | Path, out: str | Path, opset: int = 17) -> Pat
         CheckpointError: the checkpoint is missing, corrupt, for other spaces, or not a
             Classic checkpoint (the export is Classic-only).
     """
-    import onnx
-    import torch
-
     from .checkpoint import CheckpointError, load_model
 
     top = max_opset()
@@ -98,6 +95,22 @@ def export_onnx(checkpoint: str | Path, out: str | Path, opset: int = 17) -> Pat
             f"checkpoint {checkpoint} has observation shape {sizes[0]} and {sizes[1]} actions; "
             f"the ONNX export is Classic-only (observation ({OBS_SIZE},), {NUM_ACTIONS} actions)")
     module = masked_policy_module(model.policy)
+    return write_onnx(module, out, opset, {"checkpoint": Path(checkpoint).name})
+
+
+def write_onnx(module, out: Path, opset: int, meta: dict[str, str]) -> Path:
+    """Export ``module`` (``(observation float32 [N, OBS_SIZE], action_mask int8
+    [N, NUM_ACTIONS]) -> logits``) to ``out`` in the format of
+    :mod:`canasta_env.bots.onnx_policy`, with the format's metadata plus ``meta``; check
+    it with ``onnx``. Shared by this exporter and :func:`training.rllib_module.export_onnx`.
+
+    Raises:
+        ExportError: ``out`` cannot be written, or the exporter fails.
+    """
+    import onnx
+    import torch
+
+    out = Path(out)
     obs = torch.zeros(2, OBS_SIZE, dtype=torch.float32)
     mask = torch.ones(2, NUM_ACTIONS, dtype=torch.int8)  # the env's own mask dtype
     try:
@@ -121,11 +134,11 @@ def export_onnx(checkpoint: str | Path, out: str | Path, opset: int = 17) -> Pat
             raise ExportError(f"the ONNX export failed at opset {opset}: {e}") from None
     proto = onnx.load(str(out))
     meta = {"obs_size": str(OBS_SIZE), "num_actions": str(NUM_ACTIONS),
-            "checkpoint": Path(checkpoint).name, "canasta_env_version": __version__,
+            "canasta_env_version": __version__,
             "inputs": "observation float32 [N, obs_size]; action_mask int8 [N, num_actions] "
                       "(1 legal, 0 illegal: the env's obs['action_mask'] as it is)",
             "output": "logits float32 [N, num_actions]: masked log-probabilities, illegal "
-                      "about -1e8"}
+                      "about -1e8", **meta}
     for k, v in meta.items():
         entry = proto.metadata_props.add()
         entry.key, entry.value = k, v

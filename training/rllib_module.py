@@ -25,7 +25,6 @@ an RLlib checkpoint without a Ray cluster.
 
 from __future__ import annotations
 
-import warnings
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +34,7 @@ from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.apis.value_function_api import ValueFunctionAPI
 from ray.rllib.core.rl_module.torch import TorchRLModule
 
-from canasta_env.bots.onnx_policy import INPUTS, MASKED_LOGIT, OUTPUT
+from canasta_env.bots.onnx_policy import MASKED_LOGIT
 
 #: the observation keys the module reads (RLlib's convention: "observations")
 OBS_KEY = "observations"
@@ -189,17 +188,17 @@ class _OnnxActor(torch.nn.Module):
 def export_onnx(module, out: str | Path, source: str = "rllib", opset: int = 17) -> Path:
     """Write the actor of ``module`` (a :class:`MaskedActorCritic`) as an ONNX model in
     the format of :mod:`canasta_env.bots.onnx_policy` (inputs ``observation``,
-    ``action_mask`` float32; output ``logits``, masked log-probabilities); check it with
-    ``onnx``; return ``out``. Classic only, as :class:`~canasta_env.bots.onnx_policy.
+    ``action_mask`` int8, the env's own; output ``logits``, masked log-probabilities);
+    check it with ``onnx``; return ``out``. Classic only, as :class:`~canasta_env.bots.onnx_policy.
     OnnxPolicy`.
 
     Raises:
         ValueError: the module is not a Classic :class:`MaskedActorCritic`.
     """
-    import onnx
-
-    from canasta_env import OBS_SIZE, __version__
+    from canasta_env import OBS_SIZE
     from canasta_env.engine import NUM_ACTIONS
+
+    from .export_onnx import write_onnx
 
     pol = RLlibPolicy(module)
     if not isinstance(getattr(module, "pi", None), torch.nn.Module):
@@ -208,22 +207,5 @@ def export_onnx(module, out: str | Path, source: str = "rllib", opset: int = 17)
         raise ValueError(f"the module has observation size {pol.obs_size} and {pol.num_actions} "
                          f"actions; the ONNX export is Classic-only ({OBS_SIZE}, {NUM_ACTIONS})")
     actor = _OnnxActor(module.pi).eval()
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    dyn = {name: {0: "batch"} for name in (*INPUTS, OUTPUT)}
-    with warnings.catch_warnings():  # the TorchScript exporter warns that it is legacy
-        warnings.simplefilter("ignore", DeprecationWarning)
-        warnings.simplefilter("ignore", UserWarning)
-        with torch.no_grad():
-            torch.onnx.export(actor, (torch.zeros(2, OBS_SIZE), torch.ones(2, NUM_ACTIONS)),
-                              str(out), input_names=list(INPUTS), output_names=[OUTPUT],
-                              dynamic_axes=dyn, opset_version=opset, dynamo=False)
-    proto = onnx.load(str(out))
-    meta = {"obs_size": str(OBS_SIZE), "num_actions": str(NUM_ACTIONS), "checkpoint": source,
-            "trainer": "ray rllib PPO (training.rllib)", "canasta_env_version": __version__}
-    for k, v in meta.items():
-        entry = proto.metadata_props.add()
-        entry.key, entry.value = k, v
-    onnx.checker.check_model(proto)
-    onnx.save(proto, str(out))
-    return out
+    return write_onnx(actor, Path(out), opset, {"checkpoint": source,
+                                                "trainer": "ray rllib PPO (training.rllib)"})
