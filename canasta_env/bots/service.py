@@ -121,6 +121,7 @@ import socket
 import sys
 import threading
 import time
+from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -159,6 +160,8 @@ MAX_BODY = 256 * 1024
 MAX_LOG_PAGE = 1000
 #: a game not used for this long (seconds) is forgotten
 IDLE_EXPIRY = 7 * 24 * 3600.0
+#: games kept parsed in memory (the least recently saved are dropped first)
+GAMES_KEPT = 2000
 #: last use is written at most this often by reads (seconds)
 TOUCH_EVERY = 10.0
 
@@ -176,7 +179,7 @@ def _melds_view(melds: dict, canasta_size: int) -> dict:
     return out
 
 
-def seat_view(game: Game, seat: int | None) -> dict:
+def seat_view(game: Game, seat: int | None, position: dict | None = None) -> dict:
     """What ``seat`` (0..3) may see of ``game``; ``seat=None`` gives the public view.
 
     Built from the JSON position and :meth:`Game.legal_actions`: the seat's own hand,
@@ -185,9 +188,10 @@ def seat_view(game: Game, seat: int | None) -> dict:
     (public: every card in them was seen face up), stock size, scores, opening minimums,
     phase, who is to move, this hand's moves, finished hands' score sheets, and the legal
     actions with descriptions when ``seat`` is on turn. Never another seat's hidden
-    cards, never the stock order.
+    cards, never the stock order. ``position``: ``to_position(game)`` when the caller
+    has it already.
     """
-    pos = to_position(game)
+    pos = to_position(game) if position is None else position
     opts = pos["options"]
     pile = pos["pile"]
     to_move = game.to_move
@@ -301,6 +305,9 @@ class Service:
             self.store = GameStore(db)
         except StoreError as e:
             raise ServiceError(400, str(e)) from None
+        # the Game of each recently saved game at its stored version: a request that finds
+        # the same version in the database takes it instead of parsing the position
+        self._games: OrderedDict[str, tuple[int, Game]] = OrderedDict()
         self._executor = ThreadPoolExecutor(int(bot_threads), thread_name_prefix="canasta-bots")
         for game_id in self.store.ids_with_status("running"):  # interrupted by a restart
             self._submit(game_id)
@@ -474,6 +481,7 @@ class Service:
         self.store.insert(row, moves)
         if status == "running":
             self._submit(row.game_id)
+        self._keep(row, game)
         self._evict()
         humans = [s for s in range(4) if seats[s] == "human"]
         return {"game_id": row.game_id, "seats": seats, "bot_policy": policy,
@@ -526,8 +534,28 @@ class Service:
         if status == "running":
             self._submit(row.game_id)
 
-    def _load_game(self, row: GameRow) -> Game:
-        return from_position(row.position)
+    def _take(self, row: GameRow) -> Game:
+        """The game of ``row`` for a request holding its lock, to change: the kept Game
+        when it is at the stored version, else parsed from the stored position. The
+        caller gives it back with :meth:`_keep` once its changes are stored (a request
+        that fails never does: the next one parses the stored position)."""
+        with self._lock:
+            kept = self._games.pop(row.game_id, None)
+        if kept is not None and kept[0] == row.version:
+            return kept[1]
+        return self._load_game(row)
+
+    def _keep(self, row: GameRow, game: Game) -> None:
+        with self._lock:
+            self._games[row.game_id] = (row.version, game)
+            while len(self._games) > GAMES_KEPT:
+                self._games.popitem(last=False)
+
+    @staticmethod
+    def _load_game(row: GameRow) -> Game:
+        # a position this service stored: every check but the (slow) look-ahead one that
+        # catches hand-edited turn records (Game.clone skips it too)
+        return from_position(row.position, check_moves=False)
 
     def view(self, game_id: str, token: str | None = None, seat: int | None = None) -> dict:
         """The view of the token's seat (public without a token). Reads the stored game
@@ -549,7 +577,7 @@ class Service:
                 "moves": self.store.move_log(game_id, max(0, after), limit)}
 
     def _view(self, row: GameRow, game: Game, seat: int | None) -> dict:
-        v = seat_view(game, seat)
+        v = seat_view(game, seat, row.position)  # the stored position is the game's
         v.update(game_id=row.game_id, seats=row.seats, bot_policy=row.bot_policy,
                  auto_deal=row.auto_deal, status=row.status, decisions=row.decisions)
         return v
@@ -565,7 +593,7 @@ class Service:
                 raise ServiceError(409, f"the bots are playing (decisions so far: "
                                         f"{row.decisions}); GET /games/{game_id} shows when a "
                                         f"human is on turn")
-            game = self._load_game(row)
+            game = self._take(row)
             if game.to_move is None:
                 what = "game" if game.game_over else "hand"
                 hint = "" if game.game_over else f"; POST /games/{game_id}/next_hand deals the next"
@@ -585,6 +613,7 @@ class Service:
             more, status = self._play(game, row, self._row_bot(row) if "bot" in row.seats else None)
             moves += more
             self._save(row, game, moves, status)
+            self._keep(row, game)
             return {"moves": _public_moves(moves), "view": self._view(row, game, seat)}
 
     @staticmethod
@@ -608,7 +637,7 @@ class Service:
             if row.status == "running":
                 raise ServiceError(409, f"the bots are playing (decisions so far: "
                                         f"{row.decisions}); GET /games/{game_id} shows progress")
-            game = self._load_game(row)
+            game = self._take(row)
             if game.game_over:
                 raise ServiceError(409, f"the game is over (scores {game.scores}); start a new "
                                         f"game with POST /games")
@@ -619,6 +648,7 @@ class Service:
             game.next_hand()
             moves, status = self._play(game, row, self._row_bot(row) if "bot" in row.seats else None)
             self._save(row, game, moves, status)
+            self._keep(row, game)
             return {"moves": _public_moves(moves), "view": self._view(row, game, seat)}
 
     def delete(self, game_id: str, token: str | None = None) -> None:
@@ -628,6 +658,7 @@ class Service:
             self.store.delete([game_id])
         with self._lock:
             self._game_locks.pop(game_id, None)
+            self._games.pop(game_id, None)
 
     # --------------------------------------------------------------- background
     def _submit(self, game_id: str) -> None:
@@ -650,9 +681,10 @@ class Service:
                     row = self.store.load(game_id)
                     if row is None or row.status != "running":
                         return
-                    game = self._load_game(row)
+                    game = self._take(row)
                     moves, status = self._play(game, row, self._row_bot(row), CHUNK)
                     self.store.save(row, to_position(game), moves, status)
+                    self._keep(row, game)
                 if status != "running":
                     return
                 time.sleep(0.001)  # let requests for this game in
@@ -673,6 +705,7 @@ class Service:
         with self._lock:
             for game_id in ids:
                 self._game_locks.pop(game_id, None)
+                self._games.pop(game_id, None)
         return n
 
     def _evict(self) -> None:
@@ -683,6 +716,7 @@ class Service:
             with self._lock:
                 for game_id in ids:
                     self._game_locks.pop(game_id, None)
+                    self._games.pop(game_id, None)
 
     def _sweep_loop(self) -> None:
         interval = min(60.0, max(0.5, self.idle_expiry / 4))
