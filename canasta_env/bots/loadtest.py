@@ -21,7 +21,6 @@ lost move, every game conserving its cards; else 1. Needs locust (the ``dev`` ex
 
 from __future__ import annotations
 
-import csv
 import json
 import os
 import signal
@@ -107,18 +106,41 @@ def verify(db: str, accepted_path: Path) -> dict:
             "games_broken": len(broken)}
 
 
-def locust_figures(prefix: Path) -> dict:
-    """Requests, failures and latency percentiles (ms) from locust's ``_stats.csv``."""
+def _percentile(times: dict[int, int], q: float) -> float:
+    """The ``q`` quantile (0..1) of locust's response-time histogram (ms -> count)."""
+    total = sum(times.values())
+    if not total:
+        return 0.0
+    need, seen = q * total, 0
+    for ms in sorted(times):
+        seen += times[ms]
+        if seen >= need:
+            return float(ms)
+    return float(max(times))
+
+
+def locust_figures(path: Path) -> dict:
+    """Requests, failures and latency percentiles (ms) per endpoint and in all, from
+    locust's final statistics (``--json-file``)."""
+    entries = json.loads(path.read_text())
     out = {}
-    with open(f"{prefix}_stats.csv", newline="") as f:
-        for row in csv.DictReader(f):
-            name = "all" if row["Name"] == "Aggregated" else f"{row['Type']} {row['Name']}"
-            out[name] = {"requests": int(row["Request Count"]),
-                         "failures": int(row["Failure Count"]),
-                         "p50_ms": float(row["50%"]), "p95_ms": float(row["95%"]),
-                         "p99_ms": float(row["99%"]), "max_ms": float(row["Max Response Time"]),
-                         "rps": float(row["Requests/s"])}
+    merged: dict[int, int] = {}
+    for e in entries:
+        times = {int(float(k)): v for k, v in e["response_times"].items()}
+        for k, v in times.items():
+            merged[k] = merged.get(k, 0) + v
+        out[f"{e['method']} {e['name']}"] = _figures(times, e["num_requests"],
+                                                     e["num_failures"], e["max_response_time"])
+    out["all"] = _figures(merged, sum(e["num_requests"] for e in entries),
+                          sum(e["num_failures"] for e in entries),
+                          max((e["max_response_time"] for e in entries), default=0))
     return out
+
+
+def _figures(times: dict[int, int], requests: int, failures: int, max_ms: float) -> dict:
+    return {"requests": requests, "failures": failures, "p50_ms": _percentile(times, 0.50),
+            "p95_ms": _percentile(times, 0.95), "p99_ms": _percentile(times, 0.99),
+            "max_ms": round(float(max_ms), 1)}
 
 
 def run(users: int, seconds: float, kill_at: float | None, db: str | None,
@@ -131,11 +153,11 @@ def run(users: int, seconds: float, kill_at: float | None, db: str | None,
     server = start_server(db, port, server_log)
     env = dict(os.environ, LOADTEST_ACCEPTED=str(accepted), LOADTEST_THINK_MIN=str(think[0]),
                LOADTEST_THINK_MAX=str(think[1]), PYTHONUNBUFFERED="1")
-    prefix = workdir / "locust"
+    prefix = workdir / "locust"  # locust writes locust.json
     cmd = [sys.executable, "-m", "locust", "-f", str(LOCUSTFILE), "--headless", "--users",
            str(users), "--spawn-rate", str(spawn_rate), "--run-time", f"{int(round(seconds))}s",
-           "--host", f"http://127.0.0.1:{port}", "--csv", str(prefix), "--only-summary",
-           "--stop-timeout", "10", "--loglevel", "WARNING", "--exit-code-on-error", "0"]
+           "--host", f"http://127.0.0.1:{port}", "--json-file", str(prefix),
+           "--only-summary", "--stop-timeout", "5", "--loglevel", "WARNING", "--exit-code-on-error", "0"]
     restart = None
     t0 = time.time()
     with open(workdir / "locust.log", "wb") as llog:
@@ -158,10 +180,11 @@ def run(users: int, seconds: float, kill_at: float | None, db: str | None,
                 server.wait(timeout=20)
             except subprocess.TimeoutExpired:
                 server.kill()
-    if not Path(f"{prefix}_stats.csv").exists():
+    stats = prefix.with_suffix(".json")
+    if not stats.exists():
         raise RuntimeError(f"locust wrote no statistics: {(workdir / 'locust.log').read_text()[-800:]}")
     result = {"users": users, "seconds": seconds, "think_s": list(think), "spawn_rate": spawn_rate,
-              "db": db.split("@")[-1], "restart": restart, "stats": locust_figures(prefix)}
+              "db": db.split("@")[-1], "restart": restart, "stats": locust_figures(stats)}
     result.update(verify(db, accepted))
     return result
 
@@ -222,7 +245,7 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     else:
         s = result["stats"]["all"]
         print(f"{args.users} players, {args.seconds:.0f} s, think {args.think_min}-"
-              f"{args.think_max} s: {s['requests']} requests ({s['rps']:.1f}/s), "
+              f"{args.think_max} s: {s['requests']} requests ({s['requests'] / args.seconds:.1f}/s), "
               f"{s['failures']} failed; latency p50 {s['p50_ms']:.0f} ms, p95 "
               f"{s['p95_ms']:.0f} ms, p99 {s['p99_ms']:.0f} ms, max {s['max_ms']:.0f} ms")
         for name, st in result["stats"].items():

@@ -44,7 +44,7 @@ class Player(FastHttpUser):
                                               "bot_policy": "heuristic", "auto_deal": True},
                               name="POST /games", catch_response=True) as r:
             if r.status_code != 201:
-                r.failure(f"{r.status_code}: {r.text[:200]}")
+                r.failure(f"{r.status_code}: {(r.text or r.error or '')!s:.200}")
                 return
             body = r.json()
         self.game_id, self.token, self.view = body["game_id"], body["tokens"][0], body["view"]
@@ -56,7 +56,7 @@ class Player(FastHttpUser):
         with self.client.get(f"/games/{self.game_id}", headers=self._headers(),
                              name="GET /games/{id}", catch_response=True) as r:
             if r.status_code != 200:
-                r.failure(f"{r.status_code}: {r.text[:200]}")
+                r.failure(f"{r.status_code}: {(r.text or r.error or '')!s:.200}")
                 self.view = None
                 if r.status_code == 404:
                     self.game_id = None
@@ -82,7 +82,7 @@ class Player(FastHttpUser):
                               headers=self._headers(), name="POST /games/{id}/actions",
                               catch_response=True) as r:
             if r.status_code != 200:
-                r.failure(f"{r.status_code}: {r.text[:200]}")
+                r.failure(f"{r.status_code}: {(r.text or r.error or '')!s:.200}")
                 self.view = None  # read the game again before the next move
                 return
             body = r.json()
