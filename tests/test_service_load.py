@@ -8,6 +8,7 @@ machines are shared."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import subprocess
 import sys
@@ -15,10 +16,12 @@ import sys
 import pytest
 from opponent_helpers import ROOT
 
-pytest.importorskip("locust", reason="the dev extra is part of the test install")
 pytest.importorskip("sqlalchemy", reason="the service extra is part of the test install")
 
-pytestmark = pytest.mark.slow
+# not imported here: importing locust patches the standard library (gevent)
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(importlib.util.find_spec("locust") is None,
+                                 reason="locust (the dev extra) is part of the test install")]
 
 
 def loadtest(*args: str) -> dict:

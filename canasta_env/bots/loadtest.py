@@ -225,9 +225,9 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
         return fail(p.prog, f"--kill-at {args.kill_at} must be less than --seconds {args.seconds}")
     if args.think_min > args.think_max:
         return fail(p.prog, "--think-min must not be over --think-max")
-    try:
-        import locust  # noqa: F401
-    except ImportError:
+    import importlib.util
+
+    if importlib.util.find_spec("locust") is None:  # not imported: it patches the stdlib
         return fail(p.prog, "locust is not installed: pip install -e '.[dev]'")
     with tempfile.TemporaryDirectory(prefix="canasta-load-") as tmp:
         workdir = Path(args.keep) if args.keep else Path(tmp)

@@ -123,7 +123,7 @@ import threading
 import time
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Any, Callable
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 
@@ -276,6 +276,8 @@ class Service:
         idle_expiry: seconds after its last use a game is forgotten.
         max_decisions: bot decisions one request plays at most (the rest: background).
         bot_threads: threads playing bots in the background.
+        before_store: called once the default policy is loaded, before the database is
+            opened (its exceptions propagate).
 
     Raises:
         ServiceError: the default policy cannot be loaded, the database cannot be
@@ -284,7 +286,7 @@ class Service:
 
     def __init__(self, policy: str = "reference", max_games: int = 1000, db: str | None = None,
                  idle_expiry: float = IDLE_EXPIRY, max_decisions: int = MAX_DECISIONS,
-                 bot_threads: int = 2) -> None:
+                 bot_threads: int = 2, before_store: Callable[[], None] | None = None) -> None:
         for name, value in (("max_games", max_games), ("idle_expiry", idle_expiry),
                             ("max_decisions", max_decisions), ("bot_threads", bot_threads)):
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
@@ -301,6 +303,8 @@ class Service:
         self._closed = threading.Event()
         self._fallback = Bot("heuristic")
         self.bot(None)  # load the default now: a missing policy file fails at start-up
+        if before_store is not None:  # the command line binds its port here: a port in use
+            before_store()            # is refused before a database file is created
         try:
             self.store = GameStore(db)
         except StoreError as e:
@@ -987,7 +991,8 @@ class BodyLimit:
 # ---------------------------------------------------------------------- the FastAPI app
 def create_app(policy: str = "reference", max_games: int = 1000, db: str | None = None,
                idle_expiry: float = IDLE_EXPIRY, max_decisions: int = MAX_DECISIONS,
-               max_body: int = MAX_BODY, bot_threads: int = 2):
+               max_body: int = MAX_BODY, bot_threads: int = 2,
+               before_store: Callable[[], None] | None = None):
     """The FastAPI application (see the module docstring); its :class:`Service` is
     ``app.state.service``.
 
@@ -1005,7 +1010,8 @@ def create_app(policy: str = "reference", max_games: int = 1000, db: str | None 
 
     if isinstance(max_body, bool) or not isinstance(max_body, int) or max_body <= 0:
         raise ServiceError(400, f"max_body must be a positive int, got {max_body!r}")
-    service = Service(policy, max_games, db, idle_expiry, max_decisions, bot_threads)
+    service = Service(policy, max_games, db, idle_expiry, max_decisions, bot_threads,
+                      before_store)
 
     @asynccontextmanager
     async def lifespan(app):
@@ -1150,17 +1156,20 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     p.add_argument("--log-level", default="info",
                    choices=["critical", "error", "warning", "info", "debug", "trace"])
     args = p.parse_args(argv)
+    bound: list[socket.socket] = []
     try:
+        # the policy is loaded first, then the port bound, then the database opened
         app = create_app(args.policy, args.max_games, args.db, args.idle_expiry,
-                         args.max_decisions, args.max_body, args.bot_threads)
+                         args.max_decisions, args.max_body, args.bot_threads,
+                         before_store=lambda: bound.append(bind(args.host, args.port)))
     except ServiceError as e:
+        for sock in bound:
+            sock.close()
         return fail(p.prog, e.message)
-    try:
-        sock = bind(args.host, args.port)
     except OSError as e:
-        app.state.service.close()
         return fail(p.prog, f"cannot listen on {args.host}:{args.port}: "
                             f"{e.strerror or e}")
+    sock = bound[0]
     import uvicorn
 
     server = uvicorn.Server(uvicorn.Config(app, host=args.host, port=args.port,
