@@ -413,6 +413,8 @@ def test_hand_and_foot_games_get_hand_and_foot_bots(make_app, db):
     for _ in range(6):
         view = c.get(f"/games/{body['game_id']}", headers=auth(token)).json()
         assert view["variant"] == "hand_and_foot"
+        hf = view["hand_and_foot"]
+        assert len(hf["foot_sizes"]) == 4 and len(hf["books"]) == 2 and "feet" not in hf
         if view["to_move"] != 0:
             break
         r = c.post(f"/games/{body['game_id']}/actions",

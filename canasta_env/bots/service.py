@@ -240,6 +240,11 @@ def seat_view(game: Game, seat: int | None, position: dict | None = None) -> dic
         "score_sheets": pos["sheets"],
         "went_out": pos["went_out"],
         "history": pos["history"],
+        # Hand and Foot: who plays from the foot, the size of each foot still face down
+        # (its cards are nobody's to see), closed books and the open wild meld
+        "hand_and_foot": None if "feet" not in pos or opts["variant"] == "classic" else {
+            "in_foot": pos["in_foot"], "foot_sizes": [len(f) for f in pos["feet"]],
+            "books": pos["books"], "wild_melds": pos["wild_melds"]},
     }
     if seat is not None:
         if to_move == seat:
@@ -867,6 +872,14 @@ class TurnInfo(BaseModel):
     asked_partner: str | None
 
 
+class HandAndFootView(BaseModel):
+    in_foot: list[bool] = Field(description="per seat: playing from the foot")
+    foot_sizes: list[int] = Field(description="per seat: cards of the foot not yet picked up")
+    books: list[list[Any]] = Field(description="per partnership: closed books")
+    wild_melds: list[dict[str, int]] = Field(description="per partnership: the open wild "
+                                                         "meld (jokers, twos)")
+
+
 class View(BaseModel):
     """What one seat (or, with ``seat`` null, anyone) may see of a game."""
 
@@ -903,6 +916,8 @@ class View(BaseModel):
     score_sheets: list[dict[str, Any]] | None
     went_out: int | None
     history: list[dict[str, Any]] = Field(description="finished hands' score sheets")
+    hand_and_foot: HandAndFootView | None = Field(
+        None, description="Hand and Foot only: feet, books, wild melds; null in Classic")
     text: str | None = Field(None, description="the seat's view as text; null in the public "
                                                "view")
 
