@@ -288,7 +288,9 @@ def test_bots_of_different_games_decide_concurrently(tmp_path):
         # a game of four slow bots plays in the background meanwhile
         t0 = time.perf_counter()
         bots = c.post("/games", json={"seats": ["bot"] * 4, "seed": 1, "auto_deal": True})
-        assert bots.status_code == 201 and time.perf_counter() - t0 < 1.0
+        # returns at once (the game takes about 12 s of slow decisions); generous bounds
+        # for shared CI machines
+        assert bots.status_code == 201 and time.perf_counter() - t0 < 3.0
         slow.most = 0
         times = []
 
@@ -317,7 +319,7 @@ def test_bots_of_different_games_decide_concurrently(tmp_path):
         # reading a game whose bots are playing never waits for them
         t = time.perf_counter()
         assert c.get(f"/games/{bots.json()['game_id']}").json()["status"] == "running"
-        assert time.perf_counter() - t < 0.5
+        assert time.perf_counter() - t < 3.0
     finally:
         service.close()
 
