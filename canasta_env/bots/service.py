@@ -186,9 +186,10 @@ def seat_view(game: Game, seat: int | None, position: dict | None = None) -> dic
     both partnerships' melds, each player's hand size, red 3s and the cards they are
     known to hold from pile pickups, the discard pile and a pile set aside for an opening
     (public: every card in them was seen face up), stock size, scores, opening minimums,
-    phase, who is to move, this hand's moves, finished hands' score sheets, and the legal
-    actions with descriptions when ``seat`` is on turn. Never another seat's hidden
-    cards, never the stock order. ``position``: ``to_position(game)`` when the caller
+    phase, who is to move, this hand's moves, finished hands' score sheets, the legal
+    actions with descriptions when ``seat`` is on turn, and in Hand and Foot who plays
+    from the foot, each foot's size, the books and the wild melds. Never another seat's
+    hidden cards (nor any foot's), never the stock order. ``position``: ``to_position(game)`` when the caller
     has it already.
     """
     pos = to_position(game) if position is None else position
