@@ -423,3 +423,34 @@ def test_hand_and_foot_games_get_hand_and_foot_bots(make_app, db):
                    json={"action": view["legal_actions"][0]["description"]}, headers=auth(token))
         assert r.status_code == 200, r.text
     conserves_cards(app.state.service.position(body["game_id"]))
+
+
+def test_a_request_whose_bots_cannot_move_stores_nothing(tmp_path):
+    """When even the heuristic fails, the request is a 500 and the stored game stays as
+    it was before it (the human's move is not accepted either)."""
+    app = create_app("heuristic", db=str(tmp_path / "g.sqlite3"))
+    service: Service = app.state.service
+    c = TestClient(app, raise_server_exceptions=False)
+    try:
+        body = c.post("/games", json={"seats": ["human", "bot", "bot", "bot"], "seed": 4}).json()
+        gid, token = body["game_id"], body["tokens"][0]
+        service._bots["heuristic"] = service._fallback = Bot(Broken())
+        n = service.count()
+        assert c.post("/games", json={"seats": ["bot", "human", "bot", "bot"],
+                                      "seed": 4}).status_code == 500
+        assert service.count() == n
+        before = service.position(gid)
+        for _ in range(10):  # seat 0 plays until its turn would pass to the bots
+            view = c.get(f"/games/{gid}", headers=auth(token)).json()
+            r = c.post(f"/games/{gid}/actions",
+                       json={"action": view["legal_actions"][-1]["action"]}, headers=auth(token))
+            if r.status_code == 500:
+                break
+            assert r.status_code == 200, r.text
+            before = service.position(gid)
+        assert r.status_code == 500
+        assert service.position(gid) == before
+        assert c.get(f"/games/{gid}/moves").json()["decisions"] == \
+            len(c.get(f"/games/{gid}/moves", params={"limit": 1000}).json()["moves"])
+    finally:
+        service.close()
