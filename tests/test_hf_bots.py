@@ -51,16 +51,16 @@ def test_cli_variant_option():
     assert "'take pile with a wild pair' is not legal now" in r.stdout
 
 
-def test_service_plays_hand_and_foot_with_four_bots_and_describes_its_moves():
+def test_service_plays_hand_and_foot_with_four_bots_and_describes_its_moves(tmp_path):
     from fastapi.testclient import TestClient
 
     from canasta_env.bots.service import create_app
 
-    client = TestClient(create_app(policy="heuristic"))
+    client = TestClient(create_app(policy="heuristic", db=str(tmp_path / "games.sqlite3")))
     r = client.post("/games", json={"seats": ["bot"] * 4, "variant": "hand_and_foot", "seed": 3})
     assert r.status_code == 201, r.text
     game_id = r.json()["game_id"]
-    view = client.get(f"/games/{game_id}", params={"seat": 0}).json()
+    view = client.get(f"/games/{game_id}").json()  # the moves are public
     descriptions = [m["description"] for m in view["moves"]]
     assert len(descriptions) > 20
     # Hand and Foot draws two cards; its own moves are described from its own table

@@ -236,7 +236,7 @@ def test_play_reference_in_hand_and_foot_plays_the_heuristic():
 
 # ----------------------------------------------------------------------------- the service
 @pytest.fixture(scope="module")
-def onnx_client():
+def onnx_client(tmp_path_factory):
     pytest.importorskip("fastapi")
     from canasta_env.bots.service import create_app
 
@@ -244,27 +244,28 @@ def onnx_client():
         warnings.simplefilter("ignore")
         from fastapi.testclient import TestClient
 
-    app = create_app(str(ROOT / CLASSIC_ONNX))
+    app = create_app(str(ROOT / CLASSIC_ONNX),
+                     db=str(tmp_path_factory.mktemp("db") / "games.sqlite3"))
     return app, TestClient(app)
 
 
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")
 def test_service_refuses_a_game_its_policy_cannot_play_and_stores_nothing(onnx_client):
     app, client = onnx_client
-    n = len(app.state.service.games)
+    n = app.state.service.count()
     r = client.post("/games", json={"seats": ["human", "bot", "bot", "bot"],
                                     "variant": "hand_and_foot", "seed": 3})
     assert r.status_code == 400
     path = str(ROOT / CLASSIC_ONNX)
     assert r.json()["detail"] == (f"bot policy {path!r} cannot play this game: policy "
                                   f"{path!r} {HF_REFUSAL}")
-    assert len(app.state.service.games) == n
+    assert app.state.service.count() == n
     # a Classic game with the same policy, and a Hand and Foot game with reference, start
     assert client.post("/games", json={"seats": ["bot"] * 4, "seed": 3}).status_code == 201
     r = client.post("/games", json={"seats": ["bot"] * 4, "variant": "hand_and_foot",
                                     "seed": 3, "bot_policy": "reference"})
     assert r.status_code == 201, r.text
-    assert len(app.state.service.games) == n + 2
+    assert app.state.service.count() == n + 2
     # only human seats: no bot plays, so no policy is checked
     r = client.post("/games", json={"seats": ["human"] * 4, "variant": "hand_and_foot"})
     assert r.status_code == 201

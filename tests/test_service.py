@@ -37,8 +37,10 @@ pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
 
 @pytest.fixture(scope="module")
-def app():
-    return create_app("heuristic")
+def app(tmp_path_factory):
+    app = create_app("heuristic", db=str(tmp_path_factory.mktemp("db") / "games.sqlite3"))
+    yield app
+    app.state.service.close()
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +49,12 @@ def client(app):
 
 
 def position_of(app, game_id: str) -> dict:
-    return to_position(app.state.service.games[game_id].game)
+    return app.state.service.position(game_id)
+
+
+def auth(body: dict, seat: int) -> dict:
+    """The Authorization header of ``seat`` in the game ``body`` (from POST /games)."""
+    return {"Authorization": f"Bearer {body['tokens'][seat]}"}
 
 
 def new_game(client, seats, **kw) -> dict:
@@ -56,9 +63,21 @@ def new_game(client, seats, **kw) -> dict:
     return r.json()
 
 
-def play_human_seats(client, game_id: str, humans, by_description=False, limit=2000) -> int:
+def finished(client, game_id: str, timeout: float = 120) -> dict:
+    """The public view once the background bots have stopped playing."""
+    deadline = time.time() + timeout
+    while True:
+        view = client.get(f"/games/{game_id}").json()
+        if view["status"] != "running":
+            return view
+        assert time.time() < deadline, "the bots did not finish"
+        time.sleep(0.05)
+
+
+def play_human_seats(client, body: dict, humans, by_description=False, limit=2000) -> int:
     """Humans always pick the first legal action until the hand ends; returns how many
     actions they sent. Alternates ids and descriptions when ``by_description``."""
+    game_id = body["game_id"]
     sent = 0
     while sent < limit:
         view = client.get(f"/games/{game_id}").json()
@@ -66,10 +85,12 @@ def play_human_seats(client, game_id: str, humans, by_description=False, limit=2
             return sent
         seat = view["to_move"]
         assert seat in humans, "the service must play the bots' turns by itself"
-        mine = client.get(f"/games/{game_id}", params={"seat": seat}).json()
+        mine = client.get(f"/games/{game_id}", headers=auth(body, seat)).json()
+        assert mine["seat"] == seat
         first = mine["legal_actions"][0]
         action = first["description"] if by_description and sent % 2 else first["action"]
-        r = client.post(f"/games/{game_id}/actions", json={"seat": seat, "action": action})
+        r = client.post(f"/games/{game_id}/actions", json={"seat": seat, "action": action},
+                        headers=auth(body, seat))
         assert r.status_code == 200, r.text
         moves = r.json()["moves"]
         assert moves[0] == {"seat": seat, **first}
@@ -79,17 +100,31 @@ def play_human_seats(client, game_id: str, humans, by_description=False, limit=2
 
 
 # ----------------------------------------------------------------------------- bots only
-def test_four_bots_play_a_whole_game_in_the_creating_request(client):
+def log_of(client, game_id: str) -> list[dict]:
+    moves: list[dict] = []
+    while True:
+        page = client.get(f"/games/{game_id}/moves",
+                          params={"after": len(moves), "limit": 1000}).json()
+        if not page["moves"]:
+            return moves
+        moves += page["moves"]
+
+
+def test_four_bots_play_a_whole_game_in_the_background(client):
     body = new_game(client, ["bot"] * 4, seed=7, auto_deal=True)
-    view = body["view"]
+    assert body["tokens"] == [None] * 4 and body["view"]["status"] == "running"
+    view = finished(client, body["game_id"])
     assert view["seat"] is None and view["hand"] is None  # no human: the public view
-    assert view["phase"] == "GAME_OVER" and view["game_over"]
+    assert view["phase"] == "GAME_OVER" and view["game_over"] and view["status"] == "over"
     assert max(view["scores"]) >= 5000 and view["winner"] in (0, 1, -1)
     assert len(view["history"]) == view["hand_number"] + 1 >= 2
-    assert len(body["moves"]) > 100
+    moves = log_of(client, body["game_id"])
+    assert len(moves) == view["decisions"] > 100
+    assert [m["seq"] for m in moves] == list(range(1, len(moves) + 1))
     # the same seed and policy give the same game
     again = new_game(client, ["bot"] * 4, seed=7, auto_deal=True)
-    assert again["view"]["scores"] == view["scores"] and again["moves"] == body["moves"]
+    assert finished(client, again["game_id"])["scores"] == view["scores"]
+    assert log_of(client, again["game_id"]) == moves
 
 
 def test_four_bots_hand_by_hand_with_next_hand(client):
@@ -98,14 +133,16 @@ def test_four_bots_hand_by_hand_with_next_hand(client):
     assert body["view"]["phase"] == "HAND_OVER" and body["view"]["score_sheets"] is not None
     hands = 1
     while True:
-        r = client.post(f"/games/{gid}/next_hand", params={"seat": 2})
+        # four bots: no seat tokens, so no seat's view, only the public one
+        assert client.post(f"/games/{gid}/next_hand", params={"seat": 2}).status_code == 401
+        r = client.post(f"/games/{gid}/next_hand")
         if r.status_code == 409:
             assert "game is over" in r.json()["detail"]
             break
         assert r.status_code == 200, r.text
         hands += 1
         view = r.json()["view"]
-        assert view["hand_over"] and view["seat"] == 2 and view["hand"] is not None
+        assert view["hand_over"] and view["seat"] is None and view["hand"] is None
         assert hands < 40
     final = client.get(f"/games/{gid}").json()
     assert final["game_over"] and len(final["history"]) == hands
@@ -119,9 +156,9 @@ def test_human_seat_by_id_and_description(client, app):
     assert view["seat"] == 0 and view["to_move"] == 0  # bots already played up to seat 0
     assert [m["seat"] for m in body["moves"]] and all(m["seat"] != 0 for m in body["moves"])
     assert view["legal_actions"] and view["hand"] == position_of(app, gid)["hands"][0]
-    sent = play_human_seats(client, gid, humans=[0], by_description=True)
+    sent = play_human_seats(client, body, humans=[0], by_description=True)
     assert sent >= 5
-    end = client.get(f"/games/{gid}", params={"seat": 0}).json()
+    end = client.get(f"/games/{gid}", params={"seat": 0}, headers=auth(body, 0)).json()
     assert end["hand_over"] and end["legal_actions"] == [] and end["score_sheets"]
     assert "Score sheet us" in end["text"]
 
@@ -131,21 +168,35 @@ def test_two_humans_and_auto_deal(client):
                     bot_policy="random", starting_scores=[4900, 4950])
     gid = body["game_id"]
     assert body["bot_policy"] == "random" and body["view"]["opening_minimum"] == [120, 120]
-    play_human_seats(client, gid, humans=[0, 2])
+    assert body["tokens"][1] is None and body["tokens"][3] is None
+    assert len({body["tokens"][0], body["tokens"][2]}) == 2
+    play_human_seats(client, body, humans=[0, 2])
     assert client.get(f"/games/{gid}").json()["game_over"]  # one hand reaches 5,000
 
 
 def test_view_shows_only_the_seats_own_cards(client, app):
-    gid = new_game(client, ["human", "human", "human", "human"], seed=9)["game_id"]
+    body = new_game(client, ["human", "human", "human", "human"], seed=9)
+    gid = body["game_id"]
     pos = position_of(app, gid)
     for seat in range(4):
-        v = client.get(f"/games/{gid}", params={"seat": seat}).json()
-        assert v["hand"] == pos["hands"][seat]
+        v = client.get(f"/games/{gid}", headers=auth(body, seat)).json()
+        assert v["seat"] == seat and v["hand"] == pos["hands"][seat]
+        # another seat's view: never with this token, never without one
+        other = (seat + 1) % 4
+        r = client.get(f"/games/{gid}", params={"seat": other}, headers=auth(body, seat))
+        assert r.status_code == 403 and f"seat {seat}'s" in r.json()["detail"]
+        r = client.get(f"/games/{gid}", params={"seat": other})
+        assert r.status_code == 401 and r.headers["www-authenticate"] == "Bearer"
         assert [p["hand_size"] for p in v["players"]] == [len(h) for h in pos["hands"]]
         assert v["stock_size"] == len(pos["stock"]) and "stock" not in v
         assert bool(v["legal_actions"]) == (seat == pos["current"])
     public = client.get(f"/games/{gid}").json()
-    assert public["hand"] is None and public["legal_actions"] == [] and "text" not in public
+    assert public["hand"] is None and public["legal_actions"] == [] and public["text"] is None
+    # a token of another game, or a made-up one, is refused
+    other = new_game(client, ["human", "bot", "bot", "bot"], seed=9)
+    for headers in (auth(other, 0), {"Authorization": "Bearer made-up"}):
+        r = client.get(f"/games/{gid}", headers=headers)
+        assert r.status_code == 401 and "not a seat token" in r.json()["detail"]
 
 
 def _hidden_swaps(pos: dict, seat: int):
@@ -197,17 +248,30 @@ def _unchanged(client, app, gid, request, status, needle):
 
 
 def test_bad_actions_leave_the_game_unchanged(client, app):
-    gid = new_game(client, ["human", "human", "bot", "bot"], seed=5)["game_id"]
-    view = client.get(f"/games/{gid}", params={"seat": 0}).json()
+    body = new_game(client, ["human", "human", "bot", "bot"], seed=5)
+    gid = body["game_id"]
+    view = client.get(f"/games/{gid}", headers=auth(body, 0)).json()
     on_turn = view["to_move"]
     other = 1 - on_turn
     legal = {a["action"] for a in view["legal_actions"]} if on_turn == 0 else \
-        {a["action"] for a in client.get(f"/games/{gid}", params={"seat": 1}).json()[
+        {a["action"] for a in client.get(f"/games/{gid}", headers=auth(body, 1)).json()[
             "legal_actions"]}
     illegal = next(a for a in range(91) if a not in legal)
     url = f"/games/{gid}/actions"
-    post = client.post
+
+    def post(path, json=None, seat=None, **kw):
+        """As the seat in the body (or ``seat``): with its token."""
+        who = seat if seat is not None else (json or {}).get("seat", 0)
+        headers = {**(auth(body, who) if who in (0, 1) else auth(body, 0)),
+                   **kw.pop("headers", {})}
+        return client.post(path, json=json, headers=headers, **kw)
+
     cases = [
+        (lambda: post(url, json={"seat": on_turn, "action": "²"}), 400, "ascii digits"),
+        (lambda: post(url, json={"seat": on_turn, "action": "１"}), 400, "described as"),
+        (lambda: client.post(url, json={"seat": on_turn, "action": 0}), 401, "token"),
+        (lambda: post(url, json={"seat": other, "action": 0}, seat=on_turn), 403,
+         f"seat {on_turn}'s"),
         (lambda: post(url, json={"seat": on_turn, "action": illegal}), 400,
          f"illegal action {illegal}"),
         (lambda: post(url, json={"seat": on_turn, "action": 999}), 400, "outside 0..90"),
@@ -215,7 +279,7 @@ def test_bad_actions_leave_the_game_unchanged(client, app):
          "action is described as"),
         (lambda: post(url, json={"seat": on_turn, "action": describe(illegal)}), 400, "illegal"),
         (lambda: post(url, json={"seat": other, "action": 0}), 409, f"not seat {other}'s turn"),
-        (lambda: post(url, json={"seat": 2, "action": 0}), 409, "played by the bot"),
+        (lambda: post(url, json={"seat": 2, "action": 0}), 403, "seat 0's"),
         (lambda: post(url, json={"seat": 7, "action": 0}), 422, "seat"),
         (lambda: post(url, json={"seat": "0", "action": 0}), 422, "seat"),
         (lambda: post(url, json={"seat": 0, "action": True}), 422, "action"),
@@ -229,7 +293,7 @@ def test_bad_actions_leave_the_game_unchanged(client, app):
     for request, status, needle in cases:
         _unchanged(client, app, gid, request, status, needle)
     # after the hand is over, actions are refused and say how to go on
-    play_human_seats(client, gid, humans=[0, 1])
+    play_human_seats(client, body, humans=[0, 1])
     _unchanged(client, app, gid, lambda: post(url, json={"seat": 0, "action": 0}), 409,
                "next_hand")
 
@@ -258,16 +322,18 @@ def test_unknown_game_is_404(client):
 def test_bad_new_game_requests(client, app, monkeypatch, tmp_path, body, status, needle):
     monkeypatch.setattr(loader, "REFERENCE_ONNX", tmp_path / "missing.onnx")
     monkeypatch.setattr(loader, "REFERENCE_CHECKPOINT", tmp_path / "missing.zip")
-    n = len(app.state.service.games)
+    n = app.state.service.count()
     r = client.post("/games", json=body)
     assert r.status_code == status, r.text
     assert needle.lower() in r.json()["detail"].lower()
-    assert len(app.state.service.games) == n
+    assert app.state.service.count() == n
 
 
 def test_delete_forgets_a_game(client):
-    gid = new_game(client, ["human"] * 4, seed=1)["game_id"]
-    assert client.delete(f"/games/{gid}").json() == {"deleted": gid}
+    body = new_game(client, ["human"] * 4, seed=1)
+    gid = body["game_id"]
+    assert client.delete(f"/games/{gid}").status_code == 401  # only its players
+    assert client.delete(f"/games/{gid}", headers=auth(body, 3)).json() == {"deleted": gid}
     assert client.get(f"/games/{gid}").status_code == 404
 
 
@@ -318,7 +384,7 @@ def test_openapi_docs(client):
 def test_service_with_a_checkpoint_policy(tmp_path_factory):
     pytest.importorskip("sb3_contrib")
     ck = str(smoke_checkpoint(tmp_path_factory))
-    c = TestClient(create_app(ck))
+    c = TestClient(create_app(ck, db=str(tmp_path_factory.mktemp("db") / "g.sqlite3")))
     body = c.post("/games", json={"seats": ["bot"] * 4, "seed": 2}).json()
     assert body["bot_policy"] == ck and body["view"]["hand_over"]
     pos = to_position(Game(seed=2))
@@ -337,12 +403,13 @@ def _free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def server():
+def server(tmp_path_factory):
     port = _free_port()
     env = dict(os.environ, PYTHONUNBUFFERED="1")
+    db = str(tmp_path_factory.mktemp("db") / "games.sqlite3")
     proc = subprocess.Popen(
         [sys.executable, "-m", "canasta_env.bots.service", "--port", str(port), "--policy", "heuristic",
-         "--log-level", "warning"],
+         "--log-level", "warning", "--db", db],
         cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     try:
@@ -372,18 +439,23 @@ def test_real_server_bot_game_human_game_and_errors(server):
     with httpx.Client(base_url=server, timeout=30) as http:
         t0 = time.perf_counter()
         r = http.post("/games", json={"seats": ["bot"] * 4, "seed": 12, "auto_deal": True})
-        elapsed = time.perf_counter() - t0
         assert r.status_code == 201
-        body = r.json()
-        assert body["view"]["game_over"]
-        per_move_ms = 1000 * elapsed / len(body["moves"])
-        print(f"\nbot-vs-bot game over HTTP: {len(body['moves'])} bot decisions in "
+        bots_id = r.json()["game_id"]
+        assert time.perf_counter() - t0 < 5  # the game is played in the background
+        while (view := http.get(f"/games/{bots_id}").json())["status"] == "running":
+            assert time.perf_counter() - t0 < 120
+            time.sleep(0.05)
+        elapsed = time.perf_counter() - t0
+        assert view["game_over"]
+        per_move_ms = 1000 * elapsed / view["decisions"]
+        print(f"\nbot-vs-bot game over HTTP: {view['decisions']} bot decisions in "
               f"{elapsed:.2f} s ({per_move_ms:.2f} ms per decision)")
         assert per_move_ms < 50
 
         body = http.post("/games", json={"seats": ["bot", "human", "bot", "bot"], "seed": 13}).json()
         gid = body["game_id"]
         assert body["view"]["seat"] == 1 and body["view"]["to_move"] == 1
+        http.headers["Authorization"] = f"Bearer {body['tokens'][1]}"  # seat 1 from now on
 
         def views():
             return [http.get(f"/games/{gid}", params={"seat": s}).json() for s in range(4)]
@@ -391,7 +463,7 @@ def test_real_server_bot_game_human_game_and_errors(server):
         before = views()
         for bad, status in (({"seat": 1, "action": 90 if 90 not in {
                 a["action"] for a in before[1]["legal_actions"]} else 5}, 400),
-                ({"seat": 0, "action": 0}, 409), ({"seat": 1, "action": "fly"}, 400),
+                ({"seat": 0, "action": 0}, 403), ({"seat": 1, "action": "fly"}, 400),
                 ({"seat": "one", "action": 0}, 422)):
             r = http.post(f"/games/{gid}/actions", json=bad)
             assert r.status_code == status and r.json()["detail"]

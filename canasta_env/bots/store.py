@@ -1,0 +1,260 @@
+"""Durable storage of the service's games (SQLAlchemy 2 Core; SQLite or PostgreSQL).
+
+One code path for both databases. Two tables:
+
+``games``   one row per game: its seats, bot policy, the hashes of its seat tokens, the
+            whole position (the JSON of :func:`canasta_env.engine.to_position`, stored
+            after every accepted request), ``version`` (bumped by every save: a save
+            names the version it started from, so two writers never overwrite each
+            other), ``decisions`` (moves logged so far), ``status`` (``waiting``: a
+            human or ``next_hand`` is awaited; ``running``: bots play in the background;
+            ``over``) and the times it was created and last used.
+``moves``   the append-only move log: one row per decision (``seq`` 1, 2, ... per game,
+            seat, action id, description, hand number). Rows are only ever inserted
+            (and removed with their game).
+
+A save writes the new position and appends the request's moves in one transaction,
+before the response is sent: after a crash (``kill -9``) every game continues from its
+last accepted move.
+
+Database given as a URL (``sqlite:///games.sqlite3``, ``postgresql://user@host/db``; a
+``postgresql://`` URL uses the psycopg 3 driver) or a file path (an SQLite file).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+DEFAULT_DB = "canasta_games.sqlite3"
+
+
+class StoreError(Exception):
+    """The database cannot be used (bad URL, unreachable server, missing driver)."""
+
+
+class Conflict(Exception):
+    """The game was changed (or removed) by another writer since it was loaded."""
+
+
+def hash_token(token: str) -> str:
+    """The stored form of a seat token (SHA-256 hex): tokens themselves are never stored."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def database_url(spec: str | None) -> str:
+    """The SQLAlchemy URL for ``--db``: a URL as it is (``postgresql://`` gets the psycopg
+    3 driver), anything else an SQLite file path (default :data:`DEFAULT_DB` in the
+    working directory).
+
+    Raises:
+        StoreError: an empty spec.
+    """
+    spec = DEFAULT_DB if spec is None else spec.strip()
+    if not spec:
+        raise StoreError("--db must be a file path or a database URL, got ''")
+    if "://" not in spec:
+        return "sqlite:///" + str(Path(spec).expanduser().resolve())
+    for plain in ("postgresql://", "postgres://"):
+        if spec.startswith(plain):
+            return "postgresql+psycopg://" + spec[len(plain):]
+    return spec
+
+
+@dataclass
+class GameRow:
+    game_id: str
+    variant: str
+    seats: list[str]
+    bot_policy: str | None
+    auto_deal: bool
+    token_hashes: list[str | None]
+    position: dict
+    version: int
+    decisions: int
+    status: str
+    created_at: float
+    last_used: float
+
+
+class GameStore:
+    """Games and their move log in a database (see the module docstring).
+
+    Args:
+        url: a database URL or an SQLite file path (see :func:`database_url`).
+
+    Raises:
+        StoreError: the database cannot be opened or its tables cannot be created.
+    """
+
+    def __init__(self, url: str | None = None) -> None:
+        try:
+            import sqlalchemy as sa
+        except ImportError:  # pragma: no cover - part of the bots extra
+            raise StoreError("the service needs SQLAlchemy 2: pip install -e '.[bots]'") from None
+        self.sa = sa
+        self.url = database_url(url)
+        try:
+            if self.url.startswith("sqlite"):
+                self.engine = sa.create_engine(self.url, connect_args={"timeout": 30})
+                sa.event.listen(self.engine, "connect", _sqlite_pragmas)
+            else:
+                self.engine = sa.create_engine(self.url, pool_size=10, max_overflow=20,
+                                               pool_pre_ping=True)
+        except (sa.exc.ArgumentError, sa.exc.NoSuchModuleError, ImportError, ValueError) as e:
+            raise StoreError(f"cannot use database {url!r}: {e}") from None
+        meta = sa.MetaData()
+        self.games = sa.Table(
+            "games", meta,
+            sa.Column("game_id", sa.String(32), primary_key=True),
+            sa.Column("variant", sa.String(32), nullable=False),
+            sa.Column("seats", sa.JSON, nullable=False),
+            sa.Column("bot_policy", sa.Text),
+            sa.Column("auto_deal", sa.Boolean, nullable=False),
+            sa.Column("token_hashes", sa.JSON, nullable=False),
+            sa.Column("position", sa.Text, nullable=False),
+            sa.Column("version", sa.Integer, nullable=False),
+            sa.Column("decisions", sa.Integer, nullable=False),
+            sa.Column("status", sa.String(16), nullable=False),
+            sa.Column("created_at", sa.Float, nullable=False),
+            sa.Column("last_used", sa.Float, nullable=False, index=True),
+        )
+        self.moves = sa.Table(
+            "moves", meta,
+            sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+            sa.Column("game_id", sa.String(32), nullable=False),
+            sa.Column("seq", sa.Integer, nullable=False),
+            sa.Column("hand_number", sa.Integer, nullable=False),
+            sa.Column("seat", sa.Integer, nullable=False),
+            sa.Column("action", sa.Integer, nullable=False),
+            sa.Column("description", sa.Text, nullable=False),
+            sa.Column("at", sa.Float, nullable=False),
+            sa.UniqueConstraint("game_id", "seq", name="moves_game_seq"),
+        )
+        try:
+            meta.create_all(self.engine)
+        except sa.exc.SQLAlchemyError as e:
+            raise StoreError(f"cannot open database {_safe(self.url)}: "
+                             f"{type(e.orig or e).__name__}: {str(e.orig or e).strip()}") from None
+
+    # ------------------------------------------------------------------ reads
+    def load(self, game_id: str) -> GameRow | None:
+        with self.engine.connect() as c:
+            r = c.execute(self.sa.select(self.games).where(
+                self.games.c.game_id == game_id)).mappings().first()
+        if r is None:
+            return None
+        return GameRow(r["game_id"], r["variant"], list(r["seats"]), r["bot_policy"],
+                       bool(r["auto_deal"]), list(r["token_hashes"]), json.loads(r["position"]),
+                       r["version"], r["decisions"], r["status"], r["created_at"], r["last_used"])
+
+    def count(self) -> int:
+        with self.engine.connect() as c:
+            return c.execute(self.sa.select(self.sa.func.count()).select_from(self.games)).scalar()
+
+    def ids_with_status(self, status: str) -> list[str]:
+        with self.engine.connect() as c:
+            return list(c.execute(self.sa.select(self.games.c.game_id).where(
+                self.games.c.status == status)).scalars())
+
+    def move_log(self, game_id: str, after: int = 0, limit: int = 100) -> list[dict]:
+        m = self.moves.c
+        with self.engine.connect() as c:
+            rows = c.execute(self.sa.select(m.seq, m.hand_number, m.seat, m.action, m.description)
+                             .where(m.game_id == game_id, m.seq > after)
+                             .order_by(m.seq).limit(limit)).mappings().all()
+        return [dict(r) for r in rows]
+
+    # ------------------------------------------------------------------ writes
+    def insert(self, row: GameRow, moves: list[dict]) -> None:
+        with self.engine.begin() as c:
+            c.execute(self.games.insert().values(
+                game_id=row.game_id, variant=row.variant, seats=row.seats,
+                bot_policy=row.bot_policy, auto_deal=row.auto_deal,
+                token_hashes=row.token_hashes, position=json.dumps(row.position),
+                version=row.version, decisions=row.decisions + len(moves), status=row.status,
+                created_at=row.created_at, last_used=row.last_used))
+            self._append(c, row.game_id, row.decisions, moves)
+        row.decisions += len(moves)
+
+    def save(self, row: GameRow, position: dict, moves: list[dict], status: str) -> None:
+        """Store ``position`` and append ``moves`` (each with ``hand_number``) in one
+        transaction, if the game is still at ``row.version``; updates ``row``.
+
+        Raises:
+            Conflict: the game changed or was removed since ``row`` was loaded.
+        """
+        now = time.time()
+        g = self.games.c
+        with self.engine.begin() as c:
+            res = c.execute(self.games.update()
+                            .where(g.game_id == row.game_id, g.version == row.version)
+                            .values(position=json.dumps(position), version=row.version + 1,
+                                    decisions=row.decisions + len(moves), status=status,
+                                    last_used=now))
+            if res.rowcount != 1:
+                raise Conflict(row.game_id)
+            self._append(c, row.game_id, row.decisions, moves)
+        row.position, row.version, row.status, row.last_used = position, row.version + 1, status, now
+        row.decisions += len(moves)
+
+    def _append(self, c, game_id: str, start: int, moves: list[dict]) -> None:
+        if moves:
+            now = time.time()
+            c.execute(self.moves.insert(), [
+                {"game_id": game_id, "seq": start + i + 1, "hand_number": m["hand_number"],
+                 "seat": m["seat"], "action": m["action"], "description": m["description"],
+                 "at": now} for i, m in enumerate(moves)])
+
+    def touch(self, game_id: str, when: float) -> None:
+        with self.engine.begin() as c:
+            c.execute(self.games.update().where(self.games.c.game_id == game_id)
+                      .values(last_used=when))
+
+    def delete(self, game_ids: list[str]) -> int:
+        if not game_ids:
+            return 0
+        with self.engine.begin() as c:
+            c.execute(self.moves.delete().where(self.moves.c.game_id.in_(game_ids)))
+            return c.execute(self.games.delete().where(
+                self.games.c.game_id.in_(game_ids))).rowcount
+
+    def expired(self, before: float) -> list[str]:
+        """Games last used before ``before`` (a time.time())."""
+        with self.engine.connect() as c:
+            return list(c.execute(self.sa.select(self.games.c.game_id).where(
+                self.games.c.last_used < before)).scalars())
+
+    def least_recently_used(self, n: int) -> list[str]:
+        with self.engine.connect() as c:
+            return list(c.execute(self.sa.select(self.games.c.game_id)
+                                  .order_by(self.games.c.last_used).limit(n)).scalars())
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+
+def _sqlite_pragmas(dbapi_conn, _record) -> None:
+    # WAL: readers never wait for the writer; synchronous=NORMAL in WAL mode loses nothing
+    # when the process is killed (only an OS crash may lose the last commits)
+    cur = dbapi_conn.cursor()
+    cur.execute("PRAGMA journal_mode=WAL")
+    cur.execute("PRAGMA synchronous=NORMAL")
+    cur.close()
+
+
+def _safe(url: str) -> str:
+    """``url`` without a password."""
+    try:
+        from sqlalchemy.engine import make_url
+
+        return make_url(url).render_as_string(hide_password=True)
+    except Exception:  # noqa: BLE001 - only for a message
+        return "the database"
+
+
+__all__ = ["GameStore", "GameRow", "StoreError", "Conflict", "hash_token", "database_url",
+           "DEFAULT_DB"]
