@@ -102,11 +102,64 @@ def env(**kwargs: Any) -> AECEnv:
     Keyword arguments are those of :class:`raw_env`, plus ``illegal_reward`` (-1.0).
     """
     illegal_reward = kwargs.pop("illegal_reward", -1.0)
-    e: AECEnv = raw_env(**kwargs)
-    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=illegal_reward)
-    e = wrappers.AssertOutOfBoundsWrapper(e)
-    e = wrappers.OrderEnforcingWrapper(e)
+    raw: AECEnv = raw_env(**kwargs)
+    e: AECEnv = TerminateIllegalWrapper(raw, illegal_reward=illegal_reward)
+    e = AssertOutOfBoundsWrapper(e)
+    e = OrderEnforcingWrapper(e)
+    for w in (e, e.env, e.env.env):
+        w.__dict__["_raw"] = raw
     return e
+
+
+_BEFORE_RESET = frozenset({"rewards", "terminations", "truncations", "infos", "agent_selection",
+                           "num_agents", "agents"})
+_FORWARDED = ("agents", "rewards", "terminations", "truncations", "infos", "agent_selection",
+              "_cumulative_rewards")
+
+
+def _forward(name: str, checked: bool) -> property:
+    """A property reading / writing ``name`` on the raw env (``checked``: refused before
+    ``reset``, like ``OrderEnforcingWrapper``)."""
+
+    def get(self):
+        d = self.__dict__
+        if checked and not d.get("_has_reset"):
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        raw = d.get("_raw")
+        return getattr(raw if raw is not None else d["env"], name)
+
+    def set_(self, value):
+        raw = self.__dict__.get("_raw")
+        setattr(raw if raw is not None else self.__dict__["env"], name, value)
+
+    return property(get, set_, doc=f"``{name}`` of the raw env")
+
+
+class TerminateIllegalWrapper(wrappers.TerminateIllegalWrapper):
+    """PettingZoo's ``TerminateIllegalWrapper``; the env's per-step attributes
+    (``agent_selection``, ``rewards``, ``terminations``...) read straight from the raw env.
+
+    PettingZoo's wrappers forward a missing attribute one level down at a time
+    (``BaseWrapper.__getattr__``): through :func:`env`'s three wrappers, every read of
+    those attributes was three ``__getattr__`` calls, the largest cost left in ``env()``
+    after the native core. The wrappers define none of them, so the values are the same.
+    """
+
+
+class AssertOutOfBoundsWrapper(wrappers.AssertOutOfBoundsWrapper):
+    """PettingZoo's ``AssertOutOfBoundsWrapper`` (per-step attributes read from the raw
+    env, see :class:`TerminateIllegalWrapper`)."""
+
+
+class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's ``OrderEnforcingWrapper`` (per-step attributes read from the raw env,
+    see :class:`TerminateIllegalWrapper`, still refused before ``reset``)."""
+
+
+for _name in _FORWARDED:
+    setattr(TerminateIllegalWrapper, _name, _forward(_name, False))
+    setattr(AssertOutOfBoundsWrapper, _name, _forward(_name, False))
+    setattr(OrderEnforcingWrapper, _name, _forward(_name, _name in _BEFORE_RESET))
 
 
 class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
