@@ -62,6 +62,7 @@ from __future__ import annotations
 import math
 import os
 import random
+from operator import attrgetter
 from typing import Any
 
 import numpy as np
@@ -102,12 +103,10 @@ def env(**kwargs: Any) -> AECEnv:
     Keyword arguments are those of :class:`raw_env`, plus ``illegal_reward`` (-1.0).
     """
     illegal_reward = kwargs.pop("illegal_reward", -1.0)
-    raw: AECEnv = raw_env(**kwargs)
-    e: AECEnv = TerminateIllegalWrapper(raw, illegal_reward=illegal_reward)
+    e: AECEnv = raw_env(**kwargs)
+    e = TerminateIllegalWrapper(e, illegal_reward=illegal_reward)
     e = AssertOutOfBoundsWrapper(e)
     e = OrderEnforcingWrapper(e)
-    for w in (e, e.env, e.env.env):
-        w.__dict__["_raw"] = raw
     return e
 
 
@@ -121,21 +120,29 @@ def _forward(name: str, checked: bool) -> property:
     """A property reading / writing ``name`` on the raw env (``checked``: refused before
     ``reset``, like ``OrderEnforcingWrapper``)."""
 
-    def get(self):
-        d = self.__dict__
-        if checked and not d.get("_has_reset"):
-            raise AttributeError(f"{name} cannot be accessed before reset")
-        raw = d.get("_raw")
-        return getattr(raw if raw is not None else d["env"], name)
-
     def set_(self, value):
-        raw = self.__dict__.get("_raw")
-        setattr(raw if raw is not None else self.__dict__["env"], name, value)
+        setattr(self._raw, name, value)
+
+    if not checked:
+        return property(attrgetter(f"_raw.{name}"), set_, doc=f"``{name}`` of the raw env")
+
+    def get(self):
+        if not self._has_reset:
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        return getattr(self._raw, name)
 
     return property(get, set_, doc=f"``{name}`` of the raw env")
 
 
-class TerminateIllegalWrapper(wrappers.TerminateIllegalWrapper):
+class _Raw:
+    """Keeps the raw env (``_raw``) of the wrapped chain for the forwarding properties."""
+
+    def __init__(self, env: AECEnv, *args: Any, **kwargs: Any) -> None:
+        super().__init__(env, *args, **kwargs)
+        self._raw = env.unwrapped
+
+
+class TerminateIllegalWrapper(_Raw, wrappers.TerminateIllegalWrapper):
     """PettingZoo's ``TerminateIllegalWrapper``; the env's per-step attributes
     (``agent_selection``, ``rewards``, ``terminations``...) read straight from the raw env.
 
@@ -146,12 +153,12 @@ class TerminateIllegalWrapper(wrappers.TerminateIllegalWrapper):
     """
 
 
-class AssertOutOfBoundsWrapper(wrappers.AssertOutOfBoundsWrapper):
+class AssertOutOfBoundsWrapper(_Raw, wrappers.AssertOutOfBoundsWrapper):
     """PettingZoo's ``AssertOutOfBoundsWrapper`` (per-step attributes read from the raw
     env, see :class:`TerminateIllegalWrapper`)."""
 
 
-class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
+class OrderEnforcingWrapper(_Raw, wrappers.OrderEnforcingWrapper):
     """PettingZoo's ``OrderEnforcingWrapper`` (per-step attributes read from the raw env,
     see :class:`TerminateIllegalWrapper`, still refused before ``reset``)."""
 
