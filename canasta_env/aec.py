@@ -98,7 +98,9 @@ def default_backend() -> str:
 
 def env(**kwargs: Any) -> AECEnv:
     """The Canasta AEC environment wrapped like PettingZoo's classic environments
-    (``TerminateIllegalWrapper``, ``AssertOutOfBoundsWrapper``, ``OrderEnforcingWrapper``).
+    (``TerminateIllegalWrapper``, ``AssertOutOfBoundsWrapper``, ``OrderEnforcingWrapper``:
+    PettingZoo's, subclassed here only to read the per-step attributes straight from the
+    raw env, see :class:`TerminateIllegalWrapper`).
 
     Keyword arguments are those of :class:`raw_env`, plus ``illegal_reward`` (-1.0).
     """
