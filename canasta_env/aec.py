@@ -43,13 +43,26 @@ Variants: ``variant="classic"`` (default) or ``variant="hand_and_foot"`` (docs/R
 every rules option of :class:`~canasta_env.engine.RulesOptions` can still be changed).
 The environment contract: docs/RULES.md §7.
 
-Version history: v0 — first release; Hand and Foot variant added (Classic unchanged).
+Backends: ``backend="native"`` (the default when the compiled core is built,
+:data:`canasta_env.native.available`) plays on :class:`canasta_env.native.NativeGame`;
+``backend="python"`` (the default otherwise) on the Python engine. Both follow the same
+rules and give the same observations, masks, rewards and infos, but **they deal
+differently**: the native core has its own card generator, so the same seed gives a
+different deal on each backend. The backend is part of what a seed means:
+``reset(seed=...)`` is reproducible per backend. Positions loaded with
+``reset(options={"position": ...})`` play the same on both. The environment variable
+``CANASTA_BACKEND`` (``native`` / ``python``) changes the default.
+
+Version history: v0 — first release; Hand and Foot variant added (Classic unchanged);
+native backend (default when built).
 """
 
 from __future__ import annotations
 
 import math
+import os
 import random
+from operator import attrgetter
 from typing import Any
 
 import numpy as np
@@ -57,10 +70,12 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
+from . import native
 from .engine import actions as A
-from .engine.game import SHEET_ROWS, Game, Phase, PositionError, from_position, to_position
+from .engine.game import SHEET_ROWS, Game, Phase, PositionError, from_position
 from .engine.options import OptionsError, RulesOptions, preset
-from .observation import encode, obs_size
+from .native.fallback import PyNativeGame
+from .observation import obs_size
 from .render import render_text
 
 AGENTS = tuple(f"player_{i}" for i in range(4))
@@ -69,19 +84,91 @@ SCORE_BANDS = ((-1000, -5), (0, 1495), (1500, 2995), (3000, 4995))
 minimums 15 / 50 / 90 / 120; ``starting_scores="sample"`` draws a band uniformly, then a
 multiple of 5 in it, per partnership."""
 
+BACKENDS = ("native", "python")
+
+
+def default_backend() -> str:
+    """``$CANASTA_BACKEND`` when set, else ``"native"`` if the compiled core is built,
+    else ``"python"`` (a ``"native"`` default without the core falls back to Python)."""
+    name = os.environ.get("CANASTA_BACKEND", "").strip().lower() or "native"
+    if name not in BACKENDS:
+        raise OptionsError(f"CANASTA_BACKEND must be one of {BACKENDS}, got {name!r}")
+    return "native" if name == "native" and native.available else "python"
+
 
 def env(**kwargs: Any) -> AECEnv:
     """The Canasta AEC environment wrapped like PettingZoo's classic environments
-    (``TerminateIllegalWrapper``, ``AssertOutOfBoundsWrapper``, ``OrderEnforcingWrapper``).
+    (``TerminateIllegalWrapper``, ``AssertOutOfBoundsWrapper``, ``OrderEnforcingWrapper``:
+    PettingZoo's, subclassed here only to read the per-step attributes straight from the
+    raw env, see :class:`TerminateIllegalWrapper`).
 
     Keyword arguments are those of :class:`raw_env`, plus ``illegal_reward`` (-1.0).
     """
     illegal_reward = kwargs.pop("illegal_reward", -1.0)
     e: AECEnv = raw_env(**kwargs)
-    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=illegal_reward)
-    e = wrappers.AssertOutOfBoundsWrapper(e)
-    e = wrappers.OrderEnforcingWrapper(e)
+    e = TerminateIllegalWrapper(e, illegal_reward=illegal_reward)
+    e = AssertOutOfBoundsWrapper(e)
+    e = OrderEnforcingWrapper(e)
     return e
+
+
+_BEFORE_RESET = frozenset({"rewards", "terminations", "truncations", "infos", "agent_selection",
+                           "num_agents", "agents"})
+_FORWARDED = ("agents", "rewards", "terminations", "truncations", "infos", "agent_selection",
+              "_cumulative_rewards")
+
+
+def _forward(name: str, checked: bool) -> property:
+    """A property reading / writing ``name`` on the raw env (``checked``: refused before
+    ``reset``, like ``OrderEnforcingWrapper``)."""
+
+    def set_(self, value):
+        setattr(self._raw, name, value)
+
+    if not checked:
+        return property(attrgetter(f"_raw.{name}"), set_, doc=f"``{name}`` of the raw env")
+
+    def get(self):
+        if not self._has_reset:
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        return getattr(self._raw, name)
+
+    return property(get, set_, doc=f"``{name}`` of the raw env")
+
+
+class _Raw:
+    """Keeps the raw env (``_raw``) of the wrapped chain for the forwarding properties."""
+
+    def __init__(self, env: AECEnv, *args: Any, **kwargs: Any) -> None:
+        super().__init__(env, *args, **kwargs)
+        self._raw = env.unwrapped
+
+
+class TerminateIllegalWrapper(_Raw, wrappers.TerminateIllegalWrapper):
+    """PettingZoo's ``TerminateIllegalWrapper``; the env's per-step attributes
+    (``agent_selection``, ``rewards``, ``terminations``...) read straight from the raw env.
+
+    PettingZoo's wrappers forward a missing attribute one level down at a time
+    (``BaseWrapper.__getattr__``): through :func:`env`'s three wrappers, every read of
+    those attributes was three ``__getattr__`` calls, the largest cost left in ``env()``
+    after the native core. The wrappers define none of them, so the values are the same.
+    """
+
+
+class AssertOutOfBoundsWrapper(_Raw, wrappers.AssertOutOfBoundsWrapper):
+    """PettingZoo's ``AssertOutOfBoundsWrapper`` (per-step attributes read from the raw
+    env, see :class:`TerminateIllegalWrapper`)."""
+
+
+class OrderEnforcingWrapper(_Raw, wrappers.OrderEnforcingWrapper):
+    """PettingZoo's ``OrderEnforcingWrapper`` (per-step attributes read from the raw env,
+    see :class:`TerminateIllegalWrapper`, still refused before ``reset``)."""
+
+
+for _name in _FORWARDED:
+    setattr(TerminateIllegalWrapper, _name, _forward(_name, False))
+    setattr(AssertOutOfBoundsWrapper, _name, _forward(_name, False))
+    setattr(OrderEnforcingWrapper, _name, _forward(_name, _name in _BEFORE_RESET))
 
 
 class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
@@ -99,6 +186,9 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
             reset, or ``"sample"`` (see :data:`SCORE_BANDS`); default (0, 0).
         max_decisions: decisions after which the episode is truncated (default 2,000).
         render_mode: ``None``, ``"ansi"`` or ``"human"``.
+        backend: ``"native"`` (compiled core) or ``"python"`` (Python engine); default
+            :func:`default_backend`. Same behaviour, different deals for a seed (see the
+            module docstring).
         **rules: any field of :class:`~canasta_env.engine.RulesOptions`, e.g.
             ``black_three_freezes=True``.
 
@@ -114,9 +204,23 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
                  reward: str = "score_diff", reward_scale: float = 0.001,
                  starting_scores: tuple[int, int] | str = (0, 0), max_decisions: int = 2000,
                  render_mode: str | None = None, starting_round: int | str = 1,
-                 **rules: Any) -> None:
+                 backend: str | None = None, **rules: Any) -> None:
         super().__init__()
         self.rules: RulesOptions = preset(variant, **rules)
+        if backend is None:
+            backend = default_backend()
+        elif backend not in BACKENDS:
+            raise OptionsError(f"backend must be one of {BACKENDS}, got {backend!r}")
+        elif backend == "native" and not native.available:
+            raise OptionsError("backend='native': the compiled core is not built (reinstall "
+                               "with a C compiler: pip install -e .); use backend='python'")
+        if backend == "native":
+            try:  # options the native core cannot hold (e.g. > 32 opening minimums)
+                native.NativeGame(self.rules, seed=0)
+            except ValueError as e:
+                raise OptionsError(f"backend='native': {e}") from None
+        self.backend = backend
+        self._game_cls = native.NativeGame if backend == "native" else PyNativeGame
         if episode not in ("hand", "game"):
             raise OptionsError(f"episode must be 'hand' or 'game', got {episode!r}")
         if reward not in ("score_diff", "win_loss"):
@@ -161,8 +265,21 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
         self.action_spaces = {a: spaces.Discrete(n_act) for a in AGENTS}
         self._np_random_seed: int | None = None
         self._rng = random.Random()
-        self.game: Game | None = None
+        self._g = None  # the game: NativeGame, or PyNativeGame (the Python engine)
+        self._mirror: Game | None = None
         self._zero_mask = np.zeros(n_act, dtype=np.int8)
+
+    @property
+    def game(self) -> Game | None:
+        """The current game as a Python engine :class:`~canasta_env.engine.Game`: read
+        only (on the native backend a snapshot of the native state, rebuilt after each
+        step; play through :meth:`step`)."""
+        g = self._g
+        if g is None or self.backend == "python":
+            return g
+        if self._mirror is None:
+            self._mirror = g.to_game(copy=False)
+        return self._mirror
 
     # ------------------------------------------------------------------ spaces
     def observation_space(self, agent: str) -> spaces.Space:
@@ -190,6 +307,13 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
                 raise OptionsError(
                     f"the position is a {game.options.variant!r} game; this env plays "
                     f"{self.variant!r} (action and observation sizes differ)")
+            if self.backend == "native":
+                try:
+                    game = native.NativeGame.from_game(game)
+                except ValueError as e:
+                    raise PositionError(f"backend='native': {e}") from None
+            else:
+                game = PyNativeGame.adopt(game)
         else:
             scores = self._sample_scores() if self.starting_scores == "sample" \
                 else self.starting_scores
@@ -197,8 +321,8 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
                 first = self._rng.randrange(max(self.rules.rounds, 1))
             else:
                 first = self.starting_round - 1
-            game = Game(self.rules, seed=game_seed, scores=scores, first_round=first)
-        self.game = game
+            game = self._game_cls(self.rules, seed=game_seed, scores=scores, first_round=first)
+        self._g = game
         self.agents = list(AGENTS)
         self.rewards = dict.fromkeys(AGENTS, 0.0)
         self._cumulative_rewards = dict.fromkeys(AGENTS, 0.0)
@@ -218,14 +342,13 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
 
     def _refresh(self) -> None:
         """Recompute what depends on the position: agent on turn, mask, infos."""
-        g = self.game
+        g = self._g
+        self._mirror = None
         seat = g.to_move
         self._obs_cache: dict[tuple[str, bool], dict] = {}
         if seat is not None:
             self.agent_selection = AGENTS[seat]
-            mask = np.zeros(self.num_actions, dtype=np.int8)
-            mask[g.legal_actions()] = 1
-            self._mask = mask
+            self._mask = g.action_mask()
         else:
             self._mask = self._zero_mask
         phase = g.phase.name
@@ -237,7 +360,7 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
         """``{"observation": float32 (OBS_SIZE,), "action_mask": int8 (NUM_ACTIONS,)}``
         for ``agent``; computed once per step and agent (and again if the agent is
         terminated from outside, e.g. by ``TerminateIllegalWrapper``: its mask is zeros)."""
-        if self.game is None:
+        if self._g is None:
             raise RuntimeError("call reset() before observe()")
         dead = self.terminations.get(agent, True) or self.truncations.get(agent, True)
         cached = self._obs_cache.get((agent, dead))
@@ -246,9 +369,9 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
         if agent not in AGENTS:
             raise ValueError(f"unknown agent {agent!r}; agents are {list(AGENTS)}")
         seat = AGENTS.index(agent)
-        on_turn = self.game.to_move == seat and not dead
+        on_turn = self._g.to_move == seat and not dead
         obs = {
-            "observation": encode(self.game, seat),
+            "observation": self._g.encode(seat),
             "action_mask": self._mask.copy() if on_turn else self._zero_mask.copy(),
         }
         self._obs_cache[(agent, dead)] = obs
@@ -269,13 +392,13 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
         Raises:
             IllegalActionError: ``action`` is not legal for the agent on turn.
         """
-        if self.game is None:
+        if self._g is None:
             raise RuntimeError("call reset() before step()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        g = self.game
+        g = self._g
         g.apply(int(action) if isinstance(action, (np.integer,)) else action)
         # only after the engine accepted the action: a refused one changes nothing
         self._cumulative_rewards[agent] = 0.0
@@ -296,7 +419,7 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
             self.render()
 
     def _hand_over(self) -> None:
-        g = self.game
+        g = self._g
         sheets = g.sheets
         diff = sheets[0].hand_score - sheets[1].hand_score
         game_end = g.game_over or self.episode == "hand"
@@ -319,7 +442,7 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
     # ------------------------------------------------------------------ misc
     def position(self) -> dict:
         """The current JSON position (see :func:`canasta_env.engine.to_position`)."""
-        return to_position(self.game)
+        return self._g.to_position()
 
     def render(self) -> str | None:
         """``"ansi"``: return the table as text; ``"human"``: print it."""

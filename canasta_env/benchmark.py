@@ -94,8 +94,7 @@ def bench_memory(variant: str = "classic") -> float:
     e.reset(seed=0)
     rng = random.Random(0)
     while not e.terminations["player_0"]:
-        e.observe(e.agent_selection)
-        la = e.game.legal_actions()
+        la = np.flatnonzero(e.observe(e.agent_selection)["action_mask"]).tolist()
         e.step(la[rng.randrange(len(la))])
     _cur, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()

@@ -84,6 +84,8 @@ cdef extern from "core/state.h":
         uint64_t rng
     void cn_options_derive(cn_options *o) nogil
     void cn_new_game(cn_state *s, uint64_t seed, int dealer) nogil
+    void cn_new_game_at(cn_state *s, uint64_t seed, int dealer, int score0, int score1,
+                        int first_round) nogil
     int cn_next_hand(cn_state *s) nogil
     int cn_legal_actions(const cn_state *s, int *out) nogil
     void cn_apply(cn_state *s, int action) nogil
@@ -302,7 +304,7 @@ cdef class NativeGame:
     def __dealloc__(self):
         free(self.s)
 
-    def __init__(self, options=None, seed=0, dealer=None):
+    def __init__(self, options=None, seed=0, dealer=None, scores=(0, 0), first_round=0):
         if options is None:
             options = classic()
         _fill_options(&self.s.o, options)
@@ -310,10 +312,18 @@ cdef class NativeGame:
             raise ValueError(f"seed must be an int, got {seed!r}")
         if dealer is not None and dealer not in (0, 1, 2, 3):
             raise ValueError(f"dealer must be a seat 0..3 or None, got {dealer!r}")
+        if len(scores) != 2 or not all(isinstance(x, int) and not isinstance(x, bool)
+                                       and -2**31 < x < 2**31 for x in scores):
+            raise ValueError(f"scores must be two ints (32-bit), got {scores!r}")
+        if isinstance(first_round, bool) or not isinstance(first_round, int) or \
+                not 0 <= first_round < max(options.rounds, 1):
+            raise ValueError(f"first_round must be in 0..{max(options.rounds, 1) - 1} for these "
+                             f"rules, got {first_round!r}")
         self.options = options
         self.seed = seed
         self.history = []
-        cn_new_game(self.s, <uint64_t>(seed & 0xFFFFFFFFFFFFFFFF), -1 if dealer is None else dealer)
+        cn_new_game_at(self.s, <uint64_t>(seed & 0xFFFFFFFFFFFFFFFF),
+                       -1 if dealer is None else dealer, scores[0], scores[1], first_round)
         self._deal_log()
 
     cdef _deal_log(self):
@@ -421,6 +431,15 @@ cdef class NativeGame:
     @property
     def sheets(self):
         return _sheets(self.s)
+
+    @property
+    def winner(self):
+        """0 / 1 partnership, -1 tie, None while the game runs."""
+        return None if self.s.winner == -2 else self.s.winner
+
+    @property
+    def decisions(self):
+        return self.s.decisions
 
     cdef _refresh(self):
         if not self.legal_ok:

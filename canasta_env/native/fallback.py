@@ -29,6 +29,13 @@ class PyNativeGame(Game):
         return g
 
     @staticmethod
+    def adopt(game: Game) -> PyNativeGame:
+        """``game`` itself as a PyNativeGame (its state moved, not copied: drop ``game``)."""
+        g = PyNativeGame.__new__(PyNativeGame)
+        g.__dict__.update(game.__dict__)
+        return g
+
+    @staticmethod
     def from_position(pos: dict, check_moves: bool = True) -> PyNativeGame:
         return PyNativeGame.from_game(from_position(pos, check_moves=check_moves))
 

@@ -97,13 +97,19 @@ void cn_deal(cn_state *s) {
     s->phase = PH_DRAW;
 }
 
-void cn_new_game(cn_state *s, uint64_t seed, int dealer) {
+void cn_new_game_at(cn_state *s, uint64_t seed, int dealer, int score0, int score1,
+                    int first_round) {
     cn_seed(s, seed);
-    s->scores[0] = s->scores[1] = 0;
+    s->scores[0] = score0;
+    s->scores[1] = score1;
     s->winner = -2;
-    s->hand_number = 0;
+    s->hand_number = first_round;
     s->dealer = dealer >= 0 ? (dealer & 3) : (int)below(s, 4);
     cn_deal(s);
+}
+
+void cn_new_game(cn_state *s, uint64_t seed, int dealer) {
+    cn_new_game_at(s, seed, dealer, 0, 0, 0);
 }
 
 int cn_next_hand(cn_state *s) {

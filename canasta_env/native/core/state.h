@@ -133,6 +133,9 @@ void cn_start_turn(cn_state *s);
 void cn_seed(cn_state *s, uint64_t seed);
 void cn_deal(cn_state *s);
 void cn_new_game(cn_state *s, uint64_t seed, int dealer);
+/* a new game at cumulative scores (score0, score1), starting in round first_round (0-based) */
+void cn_new_game_at(cn_state *s, uint64_t seed, int dealer, int score0, int score1,
+                    int first_round);
 int cn_next_hand(cn_state *s);
 
 /* feasibility.c (Classic formulas) */
