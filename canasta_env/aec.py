@@ -281,6 +281,13 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
             self._mirror = g.to_game(copy=False)
         return self._mirror
 
+    def openings(self) -> tuple[int, list[int], list[bool]]:
+        """(hand number, opening minimum per partnership in points, opened per
+        partnership) of the current hand, read from the game on either backend without
+        building :attr:`game` (for per-step bookkeeping such as evaluation)."""
+        g = self._g
+        return g.hand_number, list(g.minimum), list(g.opened)
+
     # ------------------------------------------------------------------ spaces
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]

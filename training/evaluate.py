@@ -172,9 +172,7 @@ def play_episode(env: raw_env, seat_policies: Sequence[Policy], seed: int, deal:
             seen.add(id(p))
             p.reset(random.Random(f"{seed}/{seating}/{s}").getrandbits(63))
     hands: list[HandRecord] = []
-    game = env.game
-    hand_no = game.hand_number
-    minimum = list(game.minimum)
+    hand_no, minimum, _ = env.openings()
     decisions = 0
     stuck = False
     terms, truncs, infos = env.terminations, env.truncations, env.infos
@@ -187,14 +185,14 @@ def play_episode(env: raw_env, seat_policies: Sequence[Policy], seed: int, deal:
             stuck = True
             break
         action = seat_policies[_SEAT[agent]].act(obs["observation"], obs["action_mask"])
-        opened = list(game.opened)
+        opened = env.openings()[2]
         env.step(action)
         decisions += 1
         terms, truncs, infos = env.terminations, env.truncations, env.infos
         if any(truncs.values()):
             break
-        game = env.game
-        if game.hand_number != hand_no or any(terms.values()):
+        number, new_minimum, _ = env.openings()
+        if number != hand_no or any(terms.values()):
             sheets = infos[AGENTS[0]]["score_sheets"]
             out = [sheets[t]["going_out"] > 0 for t in (0, 1)]
             a, b = a_team, 1 - a_team
@@ -205,8 +203,7 @@ def play_episode(env: raw_env, seat_policies: Sequence[Policy], seed: int, deal:
                 opened_a=opened[a] or out[a], opened_b=opened[b] or out[b],
                 went_out="A" if out[a] else "B" if out[b] else "", decisions=decisions))
             decisions = 0
-            hand_no = game.hand_number
-            minimum = list(game.minimum)
+            hand_no, minimum = number, new_minimum
     truncated = stuck or any(env.truncations.values())
     if truncated or not hands:
         return EpisodeRecord(deal, seating, tuple(hands), 0, 0, True, stuck)

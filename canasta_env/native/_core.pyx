@@ -441,6 +441,21 @@ cdef class NativeGame:
     def decisions(self):
         return self.s.decisions
 
+    @property
+    def hand_number(self):
+        """The deal's number in the game (0-based)."""
+        return self.s.hand_number
+
+    @property
+    def minimum(self):
+        """Opening minimum of each partnership this hand (points)."""
+        return [self.s.minimum[0], self.s.minimum[1]]
+
+    @property
+    def opened(self):
+        """Whether each partnership has opened this hand."""
+        return [bool(self.s.opened[0]), bool(self.s.opened[1])]
+
     cdef _refresh(self):
         if not self.legal_ok:
             self.nlegal = cn_legal_actions(self.s, self.legal)
