@@ -14,6 +14,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+# Ray on this one machine stays on 127.0.0.1 (set before ray is imported; inherited by
+# the subprocesses below): see training.rllib.keep_on_loopback
+os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
 ray = pytest.importorskip("ray", reason="the distributed extra (ray[rllib]) is not installed")
 torch = pytest.importorskip("torch")
 
@@ -247,6 +250,9 @@ def test_smoke_config_end_to_end(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.skipif(os.environ.get("CANASTA_RAY_CLUSTER_TEST") != "1",
+                    reason="a Ray cluster of two nodes advertises the machine's network "
+                           "address, not 127.0.0.1: run with CANASTA_RAY_CLUSTER_TEST=1")
 def test_two_node_loopback_cluster(tmp_path):
     """training.rllib_cluster_demo: env runners on the second node play the games."""
     r = subprocess.run([sys.executable, "-m", "training.rllib_cluster_demo", "--iterations", "2",

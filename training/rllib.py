@@ -303,8 +303,20 @@ def runtime_env(cfg: RLlibConfig) -> dict:
                          "MKL_NUM_THREADS": threads}}
 
 
+def keep_on_loopback() -> None:
+    """Make a Ray instance on this one machine listen and connect on 127.0.0.1 only. Ray
+    advertises the machine's network address by default, even when given 127.0.0.1;
+    ``RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0`` makes it use the loopback address. Ray reads it
+    when it is imported, so call this before ``import ray`` (and never when joining a
+    cluster of several machines)."""
+    os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
+
+
 def init_ray(cfg: RLlibConfig, address: str | None = None) -> None:
-    """Join the cluster at ``address``, or start a local Ray instance."""
+    """Join the cluster at ``address``, or start a local Ray instance (on 127.0.0.1 when
+    :func:`keep_on_loopback` ran before ``ray`` was imported, as ``main`` does)."""
+    if not address:
+        keep_on_loopback()
     import ray
 
     kw = {"runtime_env": runtime_env(cfg), "include_dashboard": False,
@@ -520,6 +532,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--total-timesteps", type=int, default=None, help="override the config")
     p.add_argument("--run-name", default=None, help="override the config")
     args = p.parse_args(argv)
+    if not args.address:
+        keep_on_loopback()  # before anything imports ray
     try:
         cfg = load_rllib_config(args.config, total_timesteps=args.total_timesteps,
                                 run_name=args.run_name)

@@ -124,6 +124,7 @@ def _run_demo(config: str, port: int, iterations: int, checkpoint_dir: str | Non
     tmp = tempfile.mkdtemp(prefix="rayd", dir="/tmp")  # short: Ray's socket paths
     common = ["--block", "--node-ip-address=127.0.0.1", "--disable-usage-stats"]
     env = dict(os.environ, RAY_USAGE_STATS_ENABLED="0", **auth)
+    env.pop("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", None)  # a cluster of two nodes
     log_head = open(Path(tmp) / "head.log", "w")  # noqa: SIM115 - closed in finally
     log_worker = open(Path(tmp) / "worker.log", "w")  # noqa: SIM115
     head = subprocess.Popen(
@@ -154,6 +155,7 @@ def _run_demo(config: str, port: int, iterations: int, checkpoint_dir: str | Non
             time.sleep(0.5)
         nodes = {n["NodeID"]: ("worker" if "worker_node" in n["Resources"] else "head")
                  for n in alive}
+        addresses = sorted({n["NodeManagerAddress"] for n in alive})
         node2 = next(k for k, v in nodes.items() if v == "worker")
         print(f"node 2: ray start --address 127.0.0.1:{port} pid {worker.pid}, node id "
               f"{node2[:12]}", flush=True)
@@ -171,7 +173,7 @@ def _run_demo(config: str, port: int, iterations: int, checkpoint_dir: str | Non
     runners = report.get("runners", [])
     episodes = {k: int(v) for k, v in report.get("episodes_by_node", {}).items()}
     evidence = {
-        "nodes": nodes, "second_node": node2, "runners": runners,
+        "nodes": nodes, "addresses": addresses, "second_node": node2, "runners": runners,
         "episodes_by_node": episodes, "env_steps": report.get("env_steps"),
         "ok": bool(runners) and all(r["node_id"] == node2 for r in runners)
         and episodes.get(node2, 0) > 0,
@@ -188,6 +190,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--iterations", type=int, default=3)
     p.add_argument("--checkpoint-dir", default=None, help="override the config's")
     args = p.parse_args(argv)
+    # two nodes form a cluster: Ray must advertise the machine's address (not the
+    # single-machine loopback setting of training.rllib.keep_on_loopback)
+    os.environ.pop("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", None)
     from .config import ConfigError
 
     try:
