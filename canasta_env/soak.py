@@ -36,7 +36,7 @@ import numpy as np
 
 from .cli import ArgumentParser, interrupted
 from .engine import preset
-from .engine.cards import JOKER, NUM_CLASSES, RED_THREE, TWO, deck_counts
+from .engine.cards import deck_counts
 from .engine.game import from_position
 
 SEGMENT = 200_000  # decisions per option set
@@ -54,28 +54,9 @@ class Break(Exception):
 
 
 def card_counts(g) -> list[int]:
-    """Count vector of every card of a game state (see tests/hf_helpers.total_cards)."""
-    tot = [0] * NUM_CLASSES
-    for h in g.hands + g.feet:
-        for c in range(NUM_CLASSES):
-            tot[c] += h[c]
-    for c in g.stock:
-        tot[c] += 1
-    for c in g.pile:
-        tot[c] += 1
-    for c in g.pending:
-        tot[c] += 1
-    tot[RED_THREE] += sum(g.red3)
-    for t in (0, 1):
-        for c in range(NUM_CLASSES):
-            tot[c] += g.nat[t][c]
-        tot[JOKER] += sum(g.jok[t]) + g.wild_meld[t][0]
-        tot[TWO] += sum(g.two[t]) + g.wild_meld[t][1]
-        for r, n, j, w in g.books[t]:
-            tot[r] += n
-            tot[JOKER] += j
-            tot[TWO] += w
-    return tot
+    """Count vector of every card of a game state (:meth:`canasta_env.engine.state.State.
+    card_counts`)."""
+    return g.card_counts()
 
 
 def _check_arrays(vg, stepped: bool) -> None:

@@ -21,7 +21,6 @@ from .cards import (
     NAME_TO_CLASS,
     NUM_CLASSES,
     RED_THREE,
-    TWO,
     counts_to_names,
     deck_counts,
 )
@@ -305,28 +304,7 @@ def _read(g: State, pos: dict) -> None:
     _load_hand_and_foot(g, pos, opts)
     g.init_rules()
     # consistency: the cards add up to the pack
-    total = [0] * NUM_CLASSES
-    for h in g.hands:
-        for c in range(NUM_CLASSES):
-            total[c] += h[c]
-    for f in g.feet:
-        for c in range(NUM_CLASSES):
-            total[c] += f[c]
-    for t in (0, 1):
-        total[JOKER] += g.wild_meld[t][0]
-        total[TWO] += g.wild_meld[t][1]
-        for r, n, j, w in g.books[t]:
-            total[r] += n
-            total[JOKER] += j
-            total[TWO] += w
-    for c in g.stock + g.pile + g.pending:
-        total[c] += 1
-    total[RED_THREE] += sum(g.red3)
-    for t in (0, 1):
-        for r in range(NUM_CLASSES):
-            total[r] += g.nat[t][r]
-            total[JOKER] += g.jok[t][r]
-            total[TWO] += g.two[t][r]
+    total = g.card_counts()
     pack = deck_counts(opts.decks, opts.jokers)
     if total != pack:
         diff = {CLASS_NAMES[c]: total[c] - pack[c] for c in range(NUM_CLASSES)

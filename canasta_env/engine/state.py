@@ -16,7 +16,7 @@ from __future__ import annotations
 import enum
 
 from . import actions as A
-from .cards import JOKER, NUM_CLASSES, TWO
+from .cards import JOKER, NUM_CLASSES, RED_THREE, TWO
 from .exact import MeldRules
 from .options import RulesOptions
 
@@ -174,6 +174,30 @@ class State:
         at most ``max_wilds_per_meld``; §3.4: at most half the naturals.)"""
         o = self.options
         return w <= o.max_wilds_per_meld and (not o.wilds_at_most_half_naturals or 2 * w <= n)
+
+    def card_counts(self) -> list[int]:
+        """Every card of the game per card class (length 15): hands, feet, stock, pile,
+        set-aside pile, red 3s laid, open melds, books and wild melds. Equal to the pack
+        (:func:`.cards.deck_counts`) in every reachable state (card conservation)."""
+        total = [0] * NUM_CLASSES
+        for h in self.hands + self.feet:
+            for c in range(NUM_CLASSES):
+                total[c] += h[c]
+        for c in self.stock + self.pile + self.pending:
+            total[c] += 1
+        total[RED_THREE] += sum(self.red3)
+        for t in (0, 1):
+            for r in range(NUM_CLASSES):
+                total[r] += self.nat[t][r]
+                total[JOKER] += self.jok[t][r]
+                total[TWO] += self.two[t][r]
+            total[JOKER] += self.wild_meld[t][0]
+            total[TWO] += self.wild_meld[t][1]
+            for r, n, j, w in self.books[t]:
+                total[r] += n
+                total[JOKER] += j
+                total[TWO] += w
+        return total
 
     def pile_rest(self) -> list[int]:
         """The cards a pile take brings besides the top card (bottom to top): the whole
