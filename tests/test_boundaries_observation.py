@@ -1,6 +1,5 @@
-"""Public information stays in the observation and the render (SPEC 4 "Observation";
-docs/RULES.md §2.10 Taking the pile, §2.8 Opening minimum, §7 environment contract &
-boundaries).
+"""Public information stays in the observation and the render (docs/RULES.md §2.10 Taking
+the pile, §2.8 Opening minimum, §7 environment contract & boundaries).
 
 After "take pile with a natural pair" by a partnership that has not opened, the turn is in
 phase ``PICKUP``: the rest of the pile is set aside until the opening minimum is met. Its

@@ -1,5 +1,5 @@
 """Options are refused at construction unless every seed deals and plays with them
-(SPEC 4 "Bad input at every boundary"; docs/RULES.md §2.2 Deal, §3.1 Pack hand and foot,
+(docs/RULES.md §2.2 Deal, §3.1 Pack hand and foot,
 §7 environment contract & boundaries).
 
 The deal bound (:attr:`RulesOptions.deal_worst_case`): the worst-case deal and first draw

@@ -7,7 +7,7 @@
     position, moves = bot.play_turn(position, seat=1)   # the bot's whole turn
 
 Positions are the engine's JSON position format (``canasta_env.engine.to_position``;
-layout in the docstring of :func:`canasta_env.engine.game.to_position`). The bot sees
+layout in the docstring of :func:`canasta_env.engine.position.to_position`). The bot sees
 only what ``seat`` may know: it acts on ``canasta_env.observation.encode(game, seat)``
 and the legal-action mask, exactly like the policies in training and evaluation.
 
