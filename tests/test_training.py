@@ -138,7 +138,7 @@ def test_smoke_config_trains_saves_resumes_and_evaluates(tmp_path):
     scalars, texts = _events(tmp_path / "tb")
     for tag in ("eval_random/win_rate", "eval_heuristic/win_rate",
                 "eval_random/mean_score_diff", "eval_heuristic/decisions_per_hand",
-                "time/env_steps_per_s"):
+                "time/env_steps_per_s", "time/ppo_env_share"):
         assert tag in scalars, tag
     assert any(t.startswith("eval_random/opening_success_") for t in scalars)
     assert {"pretrain/accuracy", "pretrain/dagger_agreement_0"} <= scalars

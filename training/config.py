@@ -45,16 +45,19 @@ class PPOConfig(BaseModel):
 class OpponentConfig(BaseModel):
     """Opponent pool: sampling weights per kind at each episode start."""
 
-    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False, populate_by_name=True)
     random: float = Field(0.2, ge=0, description="weight of the uniform random policy")
     heuristic: float = Field(0.5, ge=0, description="weight of the rule-based heuristic")
     snapshots: float = Field(0.3, ge=0, description="weight of frozen snapshots of the learner")
+    self_play: float = Field(0.0, ge=0, alias="self", description="weight of self-play: the "
+                             "learner's current network plays the other partnership too "
+                             "(vec_env: batched only)")
     snapshot_every: int = Field(50_000, ge=1, description="timesteps between snapshots")
     max_snapshots: int = Field(5, ge=1, description="most recent snapshots kept in the pool")
 
     @model_validator(mode="after")
     def _some_weight(self) -> "OpponentConfig":
-        if self.random + self.heuristic + self.snapshots <= 0:
+        if self.random + self.heuristic + self.snapshots + self.self_play <= 0:
             raise ValueError("opponent weights must not all be zero")
         return self
 
@@ -99,8 +102,13 @@ class TrainConfig(BaseModel):
     variant: Literal["classic", "hand_and_foot"] = "classic"
     seed: int = Field(0, ge=0)
     total_timesteps: int = Field(500_000, ge=1, description="learner decisions to train for")
-    n_envs: int = Field(2, ge=1, le=64)
-    vec_env: Literal["dummy", "subproc"] = "dummy"
+    n_envs: int = Field(2, ge=1, le=65_536, description="environments; with vec_env: "
+                        "batched, the games played side by side in one process (at most 64 "
+                        "otherwise)")
+    vec_env: Literal["dummy", "subproc", "batched"] = Field(
+        "batched", description="batched: all games in one process on the native core's "
+        "batched API, opponents decided in batches (training.batched); subproc / dummy: one "
+        "PartnershipEnv per process / all in this process")
     starting_scores: Literal["sample", "zero"] = Field(
         "sample", description="Classic: sample cumulative scores so all four opening minimums "
         "occur; Hand and Foot: sample the starting round (minimums 60/90/120/150)")
@@ -132,6 +140,16 @@ class TrainConfig(BaseModel):
         if self.ppo.batch_size > self.ppo.n_steps * self.n_envs:
             raise ValueError(f"ppo.batch_size {self.ppo.batch_size} exceeds the rollout size "
                              f"n_steps*n_envs = {self.ppo.n_steps * self.n_envs}")
+        if self.vec_env != "batched":
+            if self.n_envs > 64:
+                raise ValueError(f"n_envs {self.n_envs}: at most 64 processes or envs with "
+                                 f"vec_env: {self.vec_env} (vec_env: batched plays more games)")
+            if self.opponents.self_play > 0:
+                raise ValueError("opponents.self needs vec_env: batched")
+        else:
+            from .batched import check_batched
+
+            check_batched(self.variant, self.n_envs, self.ppo.n_steps, self.ppo.batch_size)
         return self
 
     @property
@@ -177,4 +195,4 @@ def load_yaml_model(path: str | Path, model: type[BaseModel], **overrides) -> Ba
 
 def dump_config(cfg: BaseModel, path: str | Path) -> None:
     """Write the resolved config as YAML."""
-    Path(path).write_text(yaml.safe_dump(cfg.model_dump(), sort_keys=False))
+    Path(path).write_text(yaml.safe_dump(cfg.model_dump(by_alias=True), sort_keys=False))

@@ -1,6 +1,6 @@
 """Warm start: behaviour cloning of the heuristic before masked PPO.
 
-The heuristic plays all four seats through :class:`canasta_env.raw_env`; every decision
+The heuristic plays all four seats of many games side by side on the native core; every decision
 is recorded as (observation, action mask, action, the deciding partnership's discounted
 hand reward). The policy network is then fitted to those actions with the masked
 cross-entropy (the same masked distribution PPO samples from) and the value head to the
@@ -21,7 +21,6 @@ import sys
 import numpy as np
 from tqdm import tqdm
 
-from canasta_env import raw_env
 from canasta_env.policies import HeuristicPolicy
 
 
@@ -37,96 +36,137 @@ def _returns(reward: float, n: int, gamma: float) -> list[float]:
     return [reward * gamma ** (n - 1 - k) for k in range(n)]
 
 
-def collect(decisions: int, seed: int, gamma: float, progress: bool = False, **env_kwargs):
-    """Heuristic self-play data (a progress bar on stderr with ``progress``).
+def collect(decisions: int, seed: int, gamma: float, progress: bool = False,
+            games: int = 64, **env_kwargs):
+    """Heuristic self-play data, ``games`` hands played side by side on the native core
+    (:class:`canasta_env.native.VectorGames`; the heuristic decides every game's seat on
+    turn in one batch), with a progress bar on stderr with ``progress``.
+
+    ``env_kwargs`` are :func:`training.train.env_kwargs`' (variant, reward_scale,
+    max_decisions, starting_scores or starting_round; the reward mode is ignored: returns
+    are score differences). The same arguments give the same data.
 
     Returns:
-        ``(obs float32 [N, OBS_SIZE], masks bool [N, A], actions int64 [N],
-        returns float32 [N])`` with N >= ``decisions`` (whole hands); returns are the
-        deciding partnership's hand reward discounted by ``gamma`` per decision.
+        ``(obs float32 [N, obs size], masks bool [N, A], actions int64 [N],
+        returns float32 [N])`` with N >= ``decisions`` (whole hands, in the order they
+        finished); returns are the deciding partnership's hand reward discounted by
+        ``gamma`` per decision of the hand.
     """
-    env = raw_env(**env_kwargs)
+    from canasta_env.engine import preset
+    from canasta_env.native import VectorGames
+
+    from .batched import heuristic_actions
+
+    kw = dict(env_kwargs)
+    vg = VectorGames(games, preset(kw.get("variant", "classic")), seed=seed * 100_003,
+                     reward_scale=kw.get("reward_scale", 0.001),
+                     starting_scores=kw.get("starting_scores", (0, 0)),
+                     starting_round=kw.get("starting_round", 1))
+    max_decisions = kw.get("max_decisions", 2000)
     policy = HeuristicPolicy()
+    open_obs = [[] for _ in range(games)]   # the running hand's records per game
+    open_mask = [[] for _ in range(games)]
+    open_act = [[] for _ in range(games)]
+    open_team = [[] for _ in range(games)]
     obs, masks, acts, rets = [], [], [], []
-    hand = 0
     bar = _bar(decisions, "warm start: heuristic play", "decision", progress)
-    while len(acts) < decisions:
-        bar.update(min(len(acts), decisions) - bar.n)
-        env.reset(seed=seed * 100_003 + hand)
-        hand += 1
-        start = len(acts)
-        teams = []
-        while not (env.terminations["player_0"] or env.truncations["player_0"]):
-            agent = env.agent_selection
-            o = env.observe(agent)
-            a = policy.act(o["observation"], o["action_mask"])
-            obs.append(o["observation"])
-            masks.append(o["action_mask"].astype(bool))
-            acts.append(a)
-            teams.append(int(agent[-1]) % 2)
-            env.step(a)
-        r0 = env.rewards["player_0"] if env.terminations["player_0"] else 0.0
-        discounts = _returns(1.0, len(acts) - start, gamma)
-        rets.extend((r0 if t == 0 else -r0) * d for t, d in zip(teams, discounts))
+    recorded = 0
+    while recorded < decisions:
+        a = heuristic_actions(policy, vg.observations, vg.masks)
+        o, m, tm = vg.observations.copy(), vg.masks.astype(bool), vg.to_move.copy()
+        vg.step(a)
+        over = []
+        for i in range(games):
+            open_obs[i].append(o[i])
+            open_mask[i].append(m[i])
+            open_act[i].append(int(a[i]))
+            open_team[i].append(int(tm[i]) % 2)
+            if len(open_act[i]) >= max_decisions and not vg.dones[i]:
+                over.append(i)  # truncated: dropped, as the env's truncation
+        for i in np.flatnonzero(vg.dones):
+            r0 = float(vg.rewards[i, 0])
+            n = len(open_act[i])
+            obs.extend(open_obs[i])
+            masks.extend(open_mask[i])
+            acts.extend(open_act[i])
+            rets.extend((r0 if t == 0 else -r0) * d
+                        for t, d in zip(open_team[i], _returns(1.0, n, gamma)))
+            recorded += n
+            open_obs[i], open_mask[i], open_act[i], open_team[i] = [], [], [], []
+        if over:
+            vg.redeal(over)
+            for i in over:
+                open_obs[i], open_mask[i], open_act[i], open_team[i] = [], [], [], []
+        bar.update(min(recorded, decisions) - bar.n)
     bar.close()
     return (np.asarray(obs, np.float32), np.asarray(masks, bool), np.asarray(acts, np.int64),
             np.asarray(rets, np.float32))
 
 
 def collect_on_policy(model, decisions: int, seed: int, gamma: float, progress: bool = False,
-                      **env_kwargs):
+                      games: int = 64, **env_kwargs):
     """Positions the model reaches, labelled with the heuristic's actions (DAgger data).
 
-    The model (deterministic: the most likely legal action) plays one partnership, both
-    seats, alternating by hand; the opponents alternate between the random policy and the
-    heuristic, two hands each. Only the model's own decisions are recorded.
+    The model (deterministic: the most likely legal action, one forward per batch of
+    ``games`` games) plays one partnership, both seats, against random and heuristic
+    opponents (half each, drawn per hand) in a
+    :class:`training.batched.BatchedPartnershipVecEnv`; the heuristic labels every
+    decision of the model in one batch. Only the model's own decisions are recorded.
 
     Returns:
-        ``(obs float32 [N, OBS_SIZE], masks bool [N, A], heuristic actions int64 [N],
+        ``(obs float32 [N, obs size], masks bool [N, A], heuristic actions int64 [N],
         returns float32 [N], agreement)`` with N >= ``decisions`` (whole hands); returns
         are the model partnership's hand reward discounted by ``gamma`` per decision;
         ``agreement`` is the fraction of those decisions where the model chose the
-        heuristic's action.
+        heuristic's action. Hands cut by ``max_decisions`` are left out.
     """
-    from canasta_env.policies import RandomPolicy
+    import torch
 
-    from .checkpoint import CheckpointPolicy
+    from .batched import heuristic_actions, make_batched_env
 
-    env = raw_env(**env_kwargs)
+    kw = dict(env_kwargs)
+    kw["reward"] = "score_diff"
+    env = make_batched_env(games, kw.get("variant", "classic"),
+                           {"random": 0.5, "heuristic": 0.5}, seed, kw)
     teacher = HeuristicPolicy()
-    student = CheckpointPolicy(model, deterministic=True)
-    rng = np.random.default_rng(seed)
+    policy = model.policy
+    cur = env.reset()
+    open_obs = [[] for _ in range(games)]
+    open_mask = [[] for _ in range(games)]
+    open_act = [[] for _ in range(games)]
+    open_agree = [0] * games
     obs, masks, acts, rets = [], [], [], []
     agree = 0
-    hand = 0
+    recorded = 0
     bar = _bar(decisions, "DAgger: the clone plays", "decision", progress)
-    while len(acts) < decisions:
-        bar.update(min(len(acts), decisions) - bar.n)
-        env.reset(seed=int(rng.integers(2**62)))
-        team = hand % 2
-        opponent = (RandomPolicy(seed=int(rng.integers(2**31))) if hand % 4 < 2
-                    else HeuristicPolicy())
-        hand += 1
-        start = len(acts)
-        while not (env.terminations["player_0"] or env.truncations["player_0"]):
-            agent = env.agent_selection
-            o = env.observe(agent)
-            ob, mask = o["observation"], o["action_mask"]
-            if int(agent[-1]) % 2 != team:
-                env.step(opponent.act(ob, mask))
-                continue
-            label = teacher.act(ob, mask)
-            a = student.act(ob, mask)
-            agree += a == label
-            obs.append(ob)
-            masks.append(mask.astype(bool))
-            acts.append(label)
-            env.step(a)
-        r0 = env.rewards["player_0"] if env.terminations["player_0"] else 0.0
-        rets.extend(_returns(r0 if team == 0 else -r0, len(acts) - start, gamma))
+    while recorded < decisions:
+        m = env.action_masks()
+        labels = heuristic_actions(teacher, cur, env.vg.masks)
+        with torch.no_grad():
+            dist = policy.get_distribution(torch.as_tensor(cur), action_masks=m)
+            a = dist.distribution.logits.argmax(dim=1).numpy()
+        for i in range(games):
+            open_obs[i].append(cur[i])
+            open_mask[i].append(m[i])
+            open_act[i].append(int(labels[i]))
+            open_agree[i] += int(a[i] == labels[i])
+        env.step_async(a)
+        cur, reward, done, infos = env.step_wait()
+        for i in np.flatnonzero(done):
+            n = len(open_act[i])
+            if not infos[i].get("TimeLimit.truncated"):
+                obs.extend(open_obs[i])
+                masks.extend(open_mask[i])
+                acts.extend(open_act[i])
+                rets.extend(_returns(float(reward[i]), n, gamma))
+                recorded += n
+                agree += open_agree[i]
+            open_obs[i], open_mask[i], open_act[i] = [], [], []
+            open_agree[i] = 0
+        bar.update(min(recorded, decisions) - bar.n)
     bar.close()
     return (np.asarray(obs, np.float32), np.asarray(masks, bool), np.asarray(acts, np.int64),
-            np.asarray(rets, np.float32), agree / max(1, len(acts)))
+            np.asarray(rets, np.float32), agree / max(1, recorded))
 
 
 def dagger_learning_rates(rounds: int, first: float, last: float | None = None) -> list[float]:

@@ -126,8 +126,19 @@ def _make_env(cfg: TrainConfig, rank: int):
 
 
 def make_vec_env(cfg: TrainConfig):
+    """The training ``VecEnv`` of a config, under SB3's ``VecMonitor``:
+    :class:`training.batched.BatchedPartnershipVecEnv` of ``n_envs`` games with
+    ``vec_env: batched``, else ``n_envs`` :class:`training.adapter.PartnershipEnv` in
+    subprocesses or in this process."""
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
 
+    if cfg.vec_env == "batched":
+        from .batched import make_batched_env
+
+        pool = {"random": cfg.opponents.random, "heuristic": cfg.opponents.heuristic,
+                "self": cfg.opponents.self_play}
+        return VecMonitor(make_batched_env(cfg.n_envs, cfg.variant, pool, cfg.seed * 1000,
+                                           env_kwargs(cfg)))
     fns = [_make_env(cfg, i) for i in range(cfg.n_envs)]
     vec = SubprocVecEnv(fns) if cfg.vec_env == "subproc" else DummyVecEnv(fns)
     return VecMonitor(vec)
@@ -201,35 +212,65 @@ def build_callbacks(cfg: TrainConfig, run_dir: Path, pretrain: dict | None = Non
                 save_atomic(self.model, run_dir / f"model_{self.num_timesteps:09d}.zip")
             return True
 
+    class Throughput(BaseCallback):
+        """Per rollout + update cycle: ``time/env_steps_per_s`` (learner decisions per
+        second of wall time) and, with the batched env, ``time/ppo_env_share`` (the
+        fraction of that wall time spent stepping games and opponents outside any
+        network forward, backward or optimiser step)."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.t0 = 0.0
+            self.steps0 = 0
+            self.env0 = None
+
+        def _env_seconds(self):
+            try:
+                env_s = self.training_env.get_attr("env_seconds", indices=[0])[0]
+                net_s = self.training_env.get_attr("opponent_net_seconds", indices=[0])[0]
+            except AttributeError:  # PartnershipEnv processes do not time themselves
+                return None
+            return env_s - net_s
+
+        def _on_training_start(self) -> None:
+            self.t0 = time.perf_counter()
+            self.steps0 = self.num_timesteps
+            self.env0 = self._env_seconds()
+
+        def _on_rollout_start(self) -> None:
+            if self.num_timesteps == self.steps0:
+                return
+            now = time.perf_counter()
+            wall = max(1e-9, now - self.t0)
+            self.logger.record("time/env_steps_per_s", (self.num_timesteps - self.steps0) / wall)
+            env_s = self._env_seconds()
+            if env_s is not None and self.env0 is not None:
+                self.logger.record("time/ppo_env_share", (env_s - self.env0) / wall)
+            self.t0, self.steps0, self.env0 = now, self.num_timesteps, env_s
+
+        def _on_step(self) -> bool:
+            return True
+
     class Evaluate(BaseCallback):
         """Every ``eval.every`` steps: duplicate deals against random and heuristic."""
 
         def __init__(self) -> None:
             super().__init__()
             self.last = 0
-            self.t0 = time.time()
-            self.steps0 = 0
 
         def _on_training_start(self) -> None:
             self.last = self.num_timesteps
-            self.t0 = time.time()
-            self.steps0 = self.num_timesteps
 
         def _on_step(self) -> bool:
             if self.num_timesteps - self.last < cfg.eval.every:
                 return True
             self.last = self.num_timesteps
-            now = time.time()
-            self.logger.record("time/env_steps_per_s",
-                               (self.num_timesteps - self.steps0) / max(1e-9, now - self.t0))
             log_evaluation(self.logger, self.model, cfg.eval.hands, cfg.eval.seed,
                            evaluate_policies, load_policy, cfg.variant)
             self.logger.dump(self.num_timesteps)
-            self.t0 = time.time()
-            self.steps0 = self.num_timesteps
             return True
 
-    return CallbackList([Hparams(), Snapshots(), Checkpoints(), Evaluate()])
+    return CallbackList([Hparams(), Snapshots(), Checkpoints(), Throughput(), Evaluate()])
 
 
 def log_evaluation(logger, model, hands, seed, evaluate_policies, load_policy,
@@ -318,6 +359,8 @@ def train(cfg: TrainConfig, resume: str | None = None) -> Path:
             ent_coef=cfg.ppo.ent_coef, vf_coef=cfg.ppo.vf_coef,
             max_grad_norm=cfg.ppo.max_grad_norm,
             policy_kwargs=policy_kwargs(cfg), device="cpu")
+    if cfg.vec_env == "batched":  # the learner's network also plays "self" opponents
+        vec.env_method("set_learner", model.policy, indices=[0])
     pretrain = None
     if not resume and cfg.pretrain.decisions > 0:
         from .pretrain import behaviour_clone, collect

@@ -7,6 +7,12 @@ cdef inline uint64_t _mix(uint64_t a, uint64_t b) noexcept nogil:
     return z ^ (z >> 31)
 
 
+# Classic score bands (points, inclusive) of the four opening minimums: the same as
+# canasta_env.aec.SCORE_BANDS (a test checks they agree)
+cdef int[4] _BAND_LO = [-1000, 0, 1500, 3000]
+cdef int[4] _BAND_HI = [-5, 1495, 2995, 4995]
+
+
 cdef class VectorGames:
     """``num_games`` games on the native core, stepped together (after PufferLib /
     EnvPool / gymnasium vector envs: arrays owned here, written in place each call).
@@ -32,6 +38,13 @@ cdef class VectorGames:
     Seeding: game ``i``'s episode ``k`` is dealt from ``(seeds[i], k)`` with the native
     generator, whatever the batch: the same seeds replay the same deals (native deals
     differ from the Python engine's for the same seed).
+
+    Starting point of each episode (as :class:`canasta_env.raw_env`'s options of the same
+    names): ``starting_scores`` ``(us, them)`` cumulative points of partnerships 0 and 1,
+    or ``"sample"`` (per partnership a band of ``canasta_env.aec.SCORE_BANDS`` drawn
+    uniformly, then a multiple of 5 in it, from the episode's seed; docs/RULES.md §2.3 for
+    the minimums they select); ``starting_round`` the Hand and Foot round (1-based) or
+    ``"sample"`` (uniform over the rounds). Defaults: scores (0, 0), round 1.
     """
 
     cdef cn_state *games
@@ -48,6 +61,10 @@ cdef class VectorGames:
     cdef float[:, ::1] rew_v
     cdef int8_t[::1] tm_v
     cdef uint8_t[::1] done_v
+    cdef int start_scores[2]
+    cdef int start_round
+    cdef bint sample_scores, sample_round
+    cdef int n_rounds
 
     def __cinit__(self, int num_games, *args, **kwargs):
         if num_games < 1:
@@ -68,11 +85,35 @@ cdef class VectorGames:
         free(self.seeds)
         free(self.episodes)
 
-    def __init__(self, int num_games, options=None, seed=0, double reward_scale=0.001):
+    def __init__(self, int num_games, options=None, seed=0, double reward_scale=0.001,
+                 starting_scores=(0, 0), starting_round=1):
         if options is None:
             options = classic()
         cdef cn_options o
         _fill_options(&o, options)
+        self.n_rounds = max(options.rounds, 1)
+        if isinstance(starting_scores, str) and starting_scores == "sample":
+            self.sample_scores = True
+            self.start_scores[0] = self.start_scores[1] = 0
+        elif (isinstance(starting_scores, (tuple, list)) and len(starting_scores) == 2 and
+              all(isinstance(x, (int, np.integer)) and not isinstance(x, bool)
+                  and -1_000_000 <= x <= 1_000_000 for x in starting_scores)):
+            self.sample_scores = False
+            self.start_scores[0] = int(starting_scores[0])
+            self.start_scores[1] = int(starting_scores[1])
+        else:
+            raise ValueError(f"starting_scores must be 'sample' or two ints within "
+                             f"+-1,000,000, got {starting_scores!r}")
+        if isinstance(starting_round, str) and starting_round == "sample":
+            self.sample_round = True
+            self.start_round = 0
+        elif (isinstance(starting_round, (int, np.integer)) and not isinstance(starting_round, bool)
+              and 1 <= starting_round <= self.n_rounds):
+            self.sample_round = False
+            self.start_round = int(starting_round) - 1
+        else:
+            raise ValueError(f"starting_round must be 'sample' or a round 1..{self.n_rounds}, "
+                             f"got {starting_round!r}")
         for i in range(num_games):
             self.games[i].o = o
         self.options = options
@@ -113,7 +154,26 @@ cdef class VectorGames:
         return self.observations
 
     cdef void _deal(self, int i) noexcept nogil:
-        cn_new_game(&self.games[i], _mix(self.seeds[i], self.episodes[i]), -1)
+        cdef uint64_t z = _mix(self.seeds[i], self.episodes[i])
+        cdef int sc[2]
+        cdef int rnd = self.start_round
+        cdef int t, band
+        cdef uint64_t x, width
+        cdef uint64_t lo32 = 4294967295ULL
+        sc[0] = self.start_scores[0]
+        sc[1] = self.start_scores[1]
+        if self.sample_scores:
+            for t in range(2):
+                x = _mix(z, 0x5C0E + t)
+                band = <int>((x >> 32) & 3)
+                width = <uint64_t>((_BAND_HI[band] - _BAND_LO[band]) / 5 + 1)
+                sc[t] = _BAND_LO[band] + 5 * <int>((x & lo32) % width)
+        if self.sample_round:
+            rnd = <int>((_mix(z, 0x7011D) >> 32) % <uint64_t>self.n_rounds)
+        if self.sample_scores or self.sample_round or sc[0] != 0 or sc[1] != 0 or rnd != 0:
+            cn_new_game_at(&self.games[i], z, -1, sc[0], sc[1], rnd)
+        else:
+            cn_new_game(&self.games[i], z, -1)
         self.episodes[i] += 1
 
     cdef void _write(self, int i) noexcept nogil:
@@ -130,13 +190,19 @@ cdef class VectorGames:
         self.tm_v[i] = <int8_t>k
         cn_encode(s, k, &_SCALE[0], &self.obs_v[i, 0])
 
-    def step(self, actions):
+    def step(self, actions, active=None):
         """Apply one action per game (``actions``: integers, shape (num_games,)), reset
         finished games, and write every array in place. Returns ``(observations,
         rewards, dones, to_move, masks)``.
 
+        ``active`` (optional, bool, shape (num_games,)): step only the games where it is
+        True; the others keep their position and arrays, except that their ``rewards``
+        row is zeroed and ``dones`` is False (the arrays describe this call), and their
+        entries of ``actions`` are not read.
+
         Raises:
-            TypeError / ValueError: actions of the wrong type or shape, or out of range.
+            TypeError / ValueError: actions or ``active`` of the wrong type or shape, or
+                an action out of range.
             IllegalActionError: an action not legal in its game.
             In every case no game was changed; the messages name the game and the action.
         """
@@ -145,15 +211,26 @@ cdef class VectorGames:
             raise TypeError(f"actions must be integers, got dtype {arr.dtype}")
         if arr.shape != (self.num_games,):
             raise ValueError(f"actions must have shape ({self.num_games},), got {arr.shape}")
-        bad = np.flatnonzero((arr < 0) | (arr >= self.num_actions))
+        if active is None:
+            act_arr = np.ones(self.num_games, dtype=np.uint8)
+        else:
+            act_np = np.asarray(active)
+            if act_np.dtype != np.bool_ or act_np.shape != (self.num_games,):
+                raise ValueError(f"active must be a bool array of shape ({self.num_games},), "
+                                 f"got {act_np.dtype} {act_np.shape}")
+            act_arr = np.ascontiguousarray(act_np).view(np.uint8)
+        bad = np.flatnonzero(((arr < 0) | (arr >= self.num_actions)) & (act_arr != 0))
         if len(bad):
             i = int(bad[0])
             raise ValueError(f"game {i}: action {int(arr[i])} is outside 0..{self.num_actions - 1}; "
                              f"no game was changed")
         cdef long long[::1] acts = np.ascontiguousarray(arr, dtype=np.int64)
+        cdef const uint8_t[::1] on = act_arr
         cdef int i2, k, ok, a, n = self.num_games
         cdef int bad_i = -1
         for i2 in range(n):
+            if not on[i2]:
+                continue
             a = <int>acts[i2]
             ok = 0
             for k in range(self.nlegal[i2]):
@@ -170,8 +247,35 @@ cdef class VectorGames:
                 f"game {bad_i}: illegal action {a} ({A.table(self.options).descriptions[a]!r}) "
                 f"for seat {cn_to_move(s)} in phase {Phase(s.phase).name}; no game was changed")
         for i2 in range(n):
-            self._step_one(i2, <int>acts[i2])
+            if on[i2]:
+                self._step_one(i2, <int>acts[i2])
+            else:
+                self.rew_v[i2, 0] = 0
+                self.rew_v[i2, 1] = 0
+                self.rew_v[i2, 2] = 0
+                self.rew_v[i2, 3] = 0
+                self.done_v[i2] = 0
         return self.observations, self.rewards, self.dones, self.to_move, self.masks
+
+    def redeal(self, games):
+        """End the episodes of ``games`` (indices) without scoring them -- a truncation --
+        and deal each one's next episode (the same seeding as after a finished hand);
+        their ``rewards`` rows are zeroed, ``dones`` False, the other arrays rewritten.
+
+        Raises:
+            IndexError: an index outside ``0..num_games-1`` (nothing was changed).
+        """
+        idx = [int(g) for g in np.asarray(games, dtype=np.int64).reshape(-1)]
+        for g in idx:
+            if not 0 <= g < self.num_games:
+                raise IndexError(f"game index {g} is outside 0..{self.num_games - 1}")
+        cdef int j
+        for g in idx:
+            j = g
+            self._deal(j)
+            self._write(j)
+            self.rewards[j] = 0
+            self.dones[j] = False
 
     cdef void _step_one(self, int i, int a) noexcept nogil:
         cdef cn_state *s = &self.games[i]

@@ -1,0 +1,253 @@
+"""The batched training env (training/batched.py) and the VectorGames options it needs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from canasta_env import raw_env
+from canasta_env.aec import SCORE_BANDS
+from canasta_env.engine import preset
+from canasta_env.native import VectorGames, available
+from canasta_env.policies import HeuristicPolicy
+
+pytestmark = pytest.mark.skipif(not available, reason="the native core is not built")
+
+from training.batched import (  # noqa: E402
+    HEURISTIC, RANDOM, SELF, SNAPSHOT, BatchedPartnershipVecEnv, check_batched)
+
+
+# -- VectorGames: subsets, redeal, starting points -------------------------------------
+def test_step_with_active_moves_only_the_active_games():
+    vg = VectorGames(4, seed=9)
+    before = [vg.position(i) for i in range(4)]
+    obs_before = vg.observations.copy()
+    acts = vg.sample_actions()
+    active = np.array([True, False, True, False])
+    vg.step(acts, active=active)
+    assert vg.position(1) == before[1] and vg.position(3) == before[3]
+    assert np.array_equal(vg.observations[[1, 3]], obs_before[[1, 3]])
+    assert vg.position(0) != before[0] and vg.position(2) != before[2]
+    assert not vg.dones.any() and not vg.rewards.any()
+    # an inactive game's action is not read: even an out-of-range one
+    acts = vg.sample_actions()
+    acts[1] = 10_000
+    vg.step(acts, active=active)
+    with pytest.raises(ValueError, match="game 1: action 10000 is outside 0..90"):
+        vg.step(acts)
+    with pytest.raises(ValueError, match=r"active must be a bool array of shape \(4,\)"):
+        vg.step(acts, active=np.ones(4, np.int8))
+
+
+def test_redeal_starts_the_next_episode_of_those_games_only():
+    vg = VectorGames(3, seed=2)
+    for _ in range(5):
+        vg.step(vg.sample_actions())
+    keep = vg.position(1)
+    vg.redeal([0, 2])
+    fresh = VectorGames(3, seed=2)
+    # episode 1 of a game is what it deals after its first hand: not its episode 0
+    assert vg.position(0)["hands"] != fresh.position(0)["hands"]
+    assert vg.position(1) == keep
+    assert vg.position(0)["decisions"] == 0 and vg.position(2)["decisions"] == 0
+    assert vg.position(1)["decisions"] == 5
+    with pytest.raises(IndexError, match="game index 3 is outside 0..2"):
+        vg.redeal([3])
+
+
+def test_sampled_starting_scores_cover_every_band_and_minimum():
+    assert SCORE_BANDS == ((-1000, -5), (0, 1495), (1500, 2995), (3000, 4995))
+    vg = VectorGames(400, seed=1, starting_scores="sample")
+    seen_bands = set()
+    for i in range(400):
+        for s in vg.position(i)["scores"]:
+            assert s % 5 == 0
+            band = [k for k, (lo, hi) in enumerate(SCORE_BANDS) if lo <= s <= hi]
+            assert len(band) == 1, s
+            seen_bands.add(band[0])
+    assert seen_bands == {0, 1, 2, 3}
+    again = VectorGames(400, seed=1, starting_scores="sample")
+    assert [again.position(i)["scores"] for i in range(5)] == \
+        [vg.position(i)["scores"] for i in range(5)]
+
+
+def test_sampled_starting_round_covers_every_round():
+    vg = VectorGames(200, preset("hand_and_foot"), seed=4, starting_round="sample")
+    rounds = {vg.position(i)["hand_number"] for i in range(200)}
+    assert rounds == {0, 1, 2, 3}  # hand_number is 0-based: rounds 1..4
+    assert {VectorGames(3, preset("hand_and_foot"), starting_round=3).position(i)["hand_number"]
+            for i in range(3)} == {2}
+
+
+@pytest.mark.parametrize("kw, message", [
+    ({"starting_scores": "zero"}, "starting_scores must be 'sample' or two ints"),
+    ({"starting_scores": (1, 2, 3)}, "starting_scores must be 'sample' or two ints"),
+    ({"starting_scores": (True, 0)}, "starting_scores must be 'sample' or two ints"),
+    ({"starting_round": 0}, r"starting_round must be 'sample' or a round 1..1"),
+])
+def test_bad_starting_points_are_refused(kw, message):
+    with pytest.raises(ValueError, match=message):
+        VectorGames(2, **kw)
+
+
+# -- the VecEnv: credit, observations, rewards -----------------------------------------
+def _replay_against_python_engine(variant: str, reward: str) -> int:
+    """One game, heuristic everywhere: every learner transition's observation and mask
+    are the learner seat's in the Python engine's copy of the game, and the reward at
+    the end is the learner partnership's. Returns the number of hands checked."""
+    env = BatchedPartnershipVecEnv(1, variant, {"heuristic": 1.0}, seed=21, reward=reward,
+                                   starting_scores=(0, 0))
+    h = HeuristicPolicy()
+    obs = env.reset()
+    ref = raw_env(variant=variant, backend="python", reward=reward)
+    ref.reset(options={"position": env.vg.position(0)})
+    team = int(env.team[0])
+    hands = 0
+    for _ in range(3000):
+        agent = ref.agent_selection
+        assert int(agent[-1]) % 2 == team, "the slot's decision is the learner's"
+        o = ref.observe(agent)
+        assert np.array_equal(o["observation"], obs[0])
+        assert np.array_equal(o["action_mask"].astype(bool), env.action_masks()[0])
+        a = h.act(obs[0], env.vg.masks[0])
+        env.step_async(np.array([a]))
+        obs, rew, done, infos = env.step_wait()
+        ref.step(a)
+        me = f"player_{team}"
+        total = ref.rewards[me]
+        while not (ref.terminations[me] or ref.truncations[me]) and \
+                int(ref.agent_selection[-1]) % 2 != team:
+            oo = ref.observe(ref.agent_selection)
+            ref.step(h.act(oo["observation"], oo["action_mask"]))
+            total += ref.rewards[me]
+        if done[0]:
+            assert ref.terminations[me]
+            assert rew[0] == pytest.approx(total, abs=1e-6)
+            assert rew[0] != 0 or reward == "win_loss"
+            if reward == "win_loss":
+                assert rew[0] in (-1.0, 0.0, 1.0)
+            hands += 1
+            if hands == 2:
+                return hands
+            ref.reset(options={"position": env.vg.position(0)})
+            team = int(env.team[0])
+        else:
+            assert rew[0] == 0.0 and not ref.terminations[me]
+    raise AssertionError("two hands did not finish in 3,000 learner decisions")
+
+
+@pytest.mark.parametrize("variant", ["classic", "hand_and_foot"])
+def test_transitions_are_the_learner_seats_and_rewards_its_partnerships(variant):
+    assert _replay_against_python_engine(variant, "score_diff") == 2
+
+
+def test_win_loss_rewards():
+    assert _replay_against_python_engine("classic", "win_loss") == 2
+
+
+def test_the_learner_is_on_turn_in_every_game_after_each_step_and_sides_vary():
+    env = BatchedPartnershipVecEnv(32, "classic", {"random": 0.5, "heuristic": 0.5}, seed=5)
+    env.reset()
+    rng = np.random.default_rng(0)
+    teams, kinds = set(), set()
+    for _ in range(300):
+        assert ((env.vg.to_move % 2) == env.team).all()
+        teams |= set(env.team.tolist())
+        kinds |= set(env.opponent_kind.tolist())
+        m = env.action_masks()
+        env.step_async(np.array([rng.choice(np.flatnonzero(r)) for r in m]))
+        env.step_wait()
+    assert teams == {0, 1} and kinds == {RANDOM, HEURISTIC}
+    assert env.hands_finished > 0
+
+
+def test_same_seed_same_rollout():
+    def run():
+        env = BatchedPartnershipVecEnv(8, "classic", {"random": 0.5, "heuristic": 0.5}, seed=3)
+        out = [env.reset()]
+        for _ in range(150):
+            m = env.action_masks()
+            env.step_async(m.argmax(axis=1))
+            o, r, d, _ = env.step_wait()
+            out += [o, r, d]
+        return out
+    a, b = run(), run()
+    assert all(np.array_equal(x, y) for x, y in zip(a, b))
+
+
+def test_max_decisions_truncates_and_deals_again():
+    env = BatchedPartnershipVecEnv(4, "classic", {"random": 1.0}, seed=1, max_decisions=30)
+    obs = env.reset()
+    seen = 0
+    for _ in range(40):
+        m = env.action_masks()
+        last = obs
+        env.step_async(m.argmax(axis=1))
+        obs, rew, done, infos = env.step_wait()
+        for i in np.flatnonzero(done):
+            assert infos[i]["TimeLimit.truncated"] is True
+            assert np.array_equal(infos[i]["terminal_observation"], last[i])
+            assert rew[i] == 0.0
+            seen += 1
+        assert (env.hand_decisions < 30).all()
+    assert seen >= 4
+
+
+def test_self_play_and_snapshot_opponents_use_networks(tmp_path):
+    from sb3_contrib import MaskablePPO
+
+    env = BatchedPartnershipVecEnv(16, "classic", {"self": 1.0}, seed=2)
+    model = MaskablePPO("MlpPolicy", env, n_steps=16, batch_size=64, seed=0, device="cpu",
+                        policy_kwargs={"net_arch": [16]})
+    env.set_learner(model.policy)
+    env.reset()
+    assert set(env.opponent_kind.tolist()) == {SELF}
+    for _ in range(50):
+        env.step_async(env.action_masks().argmax(axis=1))
+        env.step_wait()
+    assert env.opponent_net_seconds > 0
+    path = tmp_path / "snap.zip"
+    model.save(path)
+    env.set_snapshots([str(path)], 1.0)
+    env._weights = {RANDOM: 0.0, HEURISTIC: 0.0, SELF: 0.0}
+    env.reset()
+    assert set(env.opponent_kind.tolist()) == {SNAPSHOT}
+    for _ in range(50):
+        env.step_async(env.action_masks().argmax(axis=1))
+        env.step_wait()
+    assert ((env.vg.to_move % 2) == env.team).all()
+
+
+def test_a_snapshot_of_the_other_variant_is_refused(tmp_path):
+    from sb3_contrib import MaskablePPO
+
+    from canasta_env.bots.loader import PolicyVariantError
+
+    hf = BatchedPartnershipVecEnv(2, "hand_and_foot", {"random": 1.0})
+    MaskablePPO("MlpPolicy", hf, n_steps=8, batch_size=16, device="cpu",
+                policy_kwargs={"net_arch": [8]}).save(tmp_path / "hf.zip")
+    env = BatchedPartnershipVecEnv(2, "classic", {"random": 1.0})
+    with pytest.raises(PolicyVariantError, match="Hand and Foot policy"):
+        env.set_snapshots([str(tmp_path / "hf.zip")], 1.0)
+
+
+@pytest.mark.parametrize("args, message", [
+    (("classic", 0, 64, 64), "n_envs must be >= 1 game, got 0"),
+    (("classic", 64, 64, 500), r"ppo.batch_size 500 does not divide the rollout "
+                                r"n_steps\*n_envs = 64\*64 = 4096"),
+    (("classic", 10_000, 4096, 512), "more than half this machine's memory"),
+])
+def test_layouts_that_cannot_run_are_refused(args, message):
+    with pytest.raises(ValueError, match=message):
+        check_batched(*args, memory_bytes=8 * 2**30)
+
+
+def test_bad_options_are_refused():
+    with pytest.raises(ValueError, match="num_games must be an int >= 1, got 0"):
+        BatchedPartnershipVecEnv(0)
+    with pytest.raises(ValueError, match=r"unknown opponent kinds \['league'\]"):
+        BatchedPartnershipVecEnv(2, pool={"league": 1.0})
+    with pytest.raises(ValueError, match="opponent weights must be finite and >= 0"):
+        BatchedPartnershipVecEnv(2, pool={"random": -1.0})
+    with pytest.raises(ValueError, match="reward must be 'score_diff' or 'win_loss'"):
+        BatchedPartnershipVecEnv(2, reward="points")
