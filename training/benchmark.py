@@ -1,0 +1,180 @@
+"""Training and evaluation speed, each figure beside a peer measured in the same run.
+
+    python -m training.benchmark [--seconds 20] [--config configs/classic.yaml] [--json]
+
+Figures (all on this machine, in this process, one after the other):
+
+- ``ppo_env_steps_per_s``: learner decisions per second of real MaskablePPO training
+  with the config's env and network (no warm start: a fresh network), over at least
+  ``--seconds`` of wall time after one warm-up rollout + update. Peer:
+  ``peer_ppo_env_steps_per_s``, the same network and PPO settings on the pre-batched
+  recipe (2 ``PartnershipEnv`` in subprocesses, 2,048 steps each), for ``--seconds / 2``.
+- ``ppo_env_share``: of that training wall time, the fraction spent outside any network
+  forward or backward pass and the optimiser (stepping games and deciding random and
+  heuristic opponents), measured by the batched env's own timers.
+- ``update_samples_per_s``: minibatch samples per second through one epoch of the
+  config's network update (``model.train()`` with one epoch on a full rollout buffer).
+  Peer: ``peer_update_samples_per_s``, the same with the card-class extractor computed as
+  first written (:meth:`training.features.CardClassFeatures.forward_reference`).
+- ``eval_hands_per_s``: duplicate hands per second of ``reference`` vs ``random``
+  (:func:`training.evaluate.measure_eval_hands_per_s`); peer: the one-decision-at-a-time
+  path (``peer_eval_hands_per_s``).
+- ``heuristic_us_per_decision``: microseconds per heuristic decision on recorded
+  positions, batched native heuristic; peer: the Python heuristic
+  (``peer_heuristic_us_per_decision``).
+
+Each ``ratio_*`` is figure / peer (for the heuristic: peer / figure, so > 1 is faster).
+``torch_threads`` is the config's. Exit codes: 0 done, 2 a bad option or config.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+import numpy as np
+
+from canasta_env.cli import ArgumentParser, existing_file, fail, positive_float
+
+from .config import ConfigError, load_config
+
+
+def _model(cfg, vec):
+    from sb3_contrib import MaskablePPO
+
+    from .train import policy_kwargs
+
+    p = cfg.ppo
+    return MaskablePPO("MlpPolicy", vec, seed=cfg.seed, verbose=0,
+                       learning_rate=p.learning_rate, n_steps=p.n_steps,
+                       batch_size=p.batch_size, n_epochs=p.n_epochs, gamma=p.gamma,
+                       gae_lambda=p.gae_lambda, clip_range=p.clip_range, ent_coef=p.ent_coef,
+                       vf_coef=p.vf_coef, max_grad_norm=p.max_grad_norm,
+                       policy_kwargs=policy_kwargs(cfg), device="cpu")
+
+
+def _train_for(model, seconds: float) -> tuple[int, float]:
+    """Learn in whole rollouts until ``seconds`` have passed; (steps, wall seconds)."""
+    per = model.n_steps * model.n_envs
+    t0 = time.perf_counter()
+    steps = 0
+    while time.perf_counter() - t0 < seconds:
+        model.learn(per, reset_num_timesteps=False)
+        steps += per
+    return steps, time.perf_counter() - t0
+
+
+def measure_ppo(cfg, seconds: float) -> dict:
+    """``ppo_env_steps_per_s``, ``ppo_env_share`` and ``update_samples_per_s`` (with its
+    peer) of ``cfg`` (a :class:`training.config.TrainConfig` with ``vec_env: batched``)."""
+    import torch
+
+    from .train import make_vec_env
+
+    torch.set_num_threads(cfg.torch_threads)
+    vec = make_vec_env(cfg)
+    model = _model(cfg, vec)
+    vec.env_method("set_learner", model.policy, indices=[0])
+    env = vec.venv
+    model.learn(model.n_steps * model.n_envs)  # warm-up: first rollout + update
+    env0 = env.env_seconds - env.opponent_net_seconds
+    steps, wall = _train_for(model, seconds)
+    share = (env.env_seconds - env.opponent_net_seconds - env0) / wall
+    out = {"ppo_env_steps_per_s": steps / wall, "ppo_env_share": share,
+           "ppo_games": cfg.n_envs, "ppo_seconds": wall}
+    out["update_samples_per_s"] = _update_rate(model)
+    ext = model.policy.features_extractor
+    if hasattr(ext, "forward_reference"):
+        ext.forward = ext.forward_reference
+        out["peer_update_samples_per_s"] = _update_rate(model)
+        del ext.forward
+    vec.close()
+    return out
+
+
+def _update_rate(model, rounds: int = 3) -> float:
+    """Minibatch samples per second through one epoch of ``model.train()`` on its full
+    rollout buffer (best of ``rounds``)."""
+    epochs = model.n_epochs
+    model.n_epochs = 1
+    n = model.rollout_buffer.buffer_size * model.rollout_buffer.n_envs
+    best = float("inf")
+    try:
+        for _ in range(rounds):
+            t0 = time.perf_counter()
+            model.train()
+            best = min(best, time.perf_counter() - t0)
+    finally:
+        model.n_epochs = epochs
+    return n / best
+
+
+def measure_ppo_peer(cfg, seconds: float) -> float:
+    """Env steps per second of the same network on 2 ``PartnershipEnv`` subprocesses
+    (the recipe before the batched env)."""
+    from .train import make_vec_env
+
+    peer = cfg.model_copy(update={"vec_env": "subproc", "n_envs": 2})
+    peer.ppo = cfg.ppo.model_copy(update={"n_steps": 2048})
+    vec = make_vec_env(peer)
+    model = _model(peer, vec)
+    model.learn(model.n_steps * model.n_envs)
+    steps, wall = _train_for(model, seconds)
+    vec.close()
+    return steps / wall
+
+
+def run(config: str, seconds: float) -> dict:
+    """All figures (see the module docstring)."""
+    cfg = load_config(config)
+    if cfg.vec_env != "batched":
+        raise ConfigError(f"{config}: the benchmark measures the batched env (vec_env: batched)")
+    out: dict = {"config": str(config), "torch_threads": cfg.torch_threads}
+    out.update(measure_ppo(cfg, seconds))
+    out["peer_ppo_env_steps_per_s"] = measure_ppo_peer(cfg, seconds / 2)
+    try:
+        from .evaluate import measure_eval_hands_per_s
+    except ImportError:
+        measure_eval_hands_per_s = None
+    if measure_eval_hands_per_s is not None:
+        out.update(measure_eval_hands_per_s(seconds))
+    try:
+        from canasta_env.benchmark import measure_heuristic
+    except ImportError:
+        measure_heuristic = None
+    if measure_heuristic is not None:
+        out.update(measure_heuristic(seconds / 4))
+    for k in ("ppo_env_steps_per_s", "update_samples_per_s", "eval_hands_per_s"):
+        if f"peer_{k}" in out:
+            out[f"ratio_{k}"] = out[k] / out[f"peer_{k}"]
+    if "peer_heuristic_us_per_decision" in out:
+        out["ratio_heuristic_speed"] = (out["peer_heuristic_us_per_decision"]
+                                        / out["heuristic_us_per_decision"])
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m training.benchmark``; returns the exit code."""
+    p = ArgumentParser(prog="python -m training.benchmark", description=__doc__.split("\n")[0])
+    p.add_argument("--config", default="configs/classic.yaml", type=existing_file)
+    p.add_argument("--seconds", type=positive_float, default=20.0,
+                   help="seconds of PPO training measured (default 20)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    args = p.parse_args(argv)
+    try:
+        out = run(args.config, args.seconds)
+    except ConfigError as e:
+        return fail(p.prog, e)
+    if args.json:
+        print(json.dumps(out, indent=2))
+        return 0
+    width = max(len(k) for k in out)
+    for k, v in out.items():
+        shown = f"{v:,.3f}" if isinstance(v, float) and abs(v) < 10 else (
+            f"{v:,.0f}" if isinstance(v, (float, np.floating)) else str(v))
+        print(f"{k:<{width}}  {shown}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
