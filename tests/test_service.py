@@ -21,6 +21,7 @@ from opponent_helpers import ROOT, heuristic_positions, smoke_checkpoint  # noqa
 
 from canasta_env.bots import Bot, loader  # noqa: E402
 from canasta_env.bots.service import create_app, seat_view  # noqa: E402
+from canasta_env.bots.table import plain_words  # noqa: E402
 from canasta_env.engine import (  # noqa: E402
     Game,
     describe,
@@ -93,7 +94,7 @@ def play_human_seats(client, body: dict, humans, by_description=False, limit=200
                         headers=auth(body, seat))
         assert r.status_code == 200, r.text
         moves = r.json()["moves"]
-        assert moves[0] == {"seat": seat, **first}
+        assert moves[0] == {"seat": seat, **first, "words": plain_words(first["description"])}
         assert all(m["seat"] not in humans for m in moves[1:])
         sent += 1
     raise AssertionError("hand did not end")
@@ -348,7 +349,8 @@ def test_stateless_move_and_turn(client):
         r = client.post("/turn", json={"position": pos, "seat": seat, "policy": "heuristic"})
         assert r.status_code == 200, r.text
         new, moves = bot.play_turn(pos, seat)
-        assert r.json()["position"] == new and r.json()["moves"] == moves
+        assert r.json()["position"] == new
+        assert r.json()["moves"] == [{**m, "words": plain_words(m["description"])} for m in moves]
 
 
 def test_stateless_bad_requests(client):

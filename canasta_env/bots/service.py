@@ -48,7 +48,11 @@ endpoint                           what it does
                                    token); ``?seat=N`` must be the token's seat
 ``GET /games/{id}/moves``          the move log: ``?after=SEQ&limit=N`` (N <= 1000),
                                    each ``{seq, hand_number, seat, action,
-                                   description}``; public
+                                   description, words}``; public
+``GET /games/{id}/replay``         the game replayed from its deal as the token's seat
+                                   saw it (public frames without a token): ``moves`` and
+                                   one ``frames`` entry (a view) per move; 409 while
+                                   the bots play it
 ``POST /games/{id}/actions``       ``{"action": id or description}`` (``seat``
                                    optional: the token's): the seat's decision; then
                                    the bots move as at creation. Returns ``moves`` (the
@@ -56,6 +60,9 @@ endpoint                           what it does
 ``POST /games/{id}/next_hand``     deal the next hand once a hand is over and the game
                                    is not; bots move
 ``DELETE /games/{id}``             forget a game
+``GET /``                          the card table page for a browser (``Accept:
+                                   text/html``; files under ``/static/``); the service
+                                   index as JSON otherwise (also at ``GET /api``)
 ``POST /move``                     stateless: ``{"position", "seat", "policy"?}`` ->
                                    the bot's next decision ``{"action", "description"}``
 ``POST /turn``                     stateless: the bot's whole turn -> ``{"position",
@@ -66,6 +73,12 @@ A view carries ``status``: ``waiting`` (a human is on turn, or a hand is over an
 for ``next_hand``), ``running`` (bots are playing in the background; ``decisions``,
 ``hand_number`` and ``scores`` show the progress; actions are a 409 until it is done) or
 ``over``; and ``decisions``, the number of moves in the game's log.
+
+For the card table (:mod:`canasta_env.bots.table`): every move carries ``words``, the
+move in plain words ("discards a 7"); an action result carries ``drawn``, the cards the
+seat drew from the stock (its own to see); a view carries ``sheet_rows`` (the score
+sheet's rows in counting order) and, once a hand is over, ``revealed``: every hand (and
+foot) left, as laid down for counting.
 
 Several hands: a game runs to 5,000 points over several hands. When a hand ends and the
 game is not over, the game waits in phase ``HAND_OVER`` (the view shows the hand's
@@ -123,12 +136,14 @@ import threading
 import time
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any, Callable
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 
 from canasta_env.cli import ArgumentParser, fail, host, port, positive_float, positive_int
 from canasta_env.engine import (
+    SHEET_ROWS,
     Game,
     IllegalActionError,
     OptionsError,
@@ -143,6 +158,7 @@ from canasta_env.render import render_text
 from .bot import Bot, move_record, position_game
 from .loader import PolicySpecError
 from .store import Conflict, GameRow, GameStore, StoreError, hash_token
+from .table import drawn_cards, replay_document, with_words
 
 log = logging.getLogger("canasta_env.bots.service")
 
@@ -158,6 +174,14 @@ CHUNK = 200
 MAX_BODY = 256 * 1024
 #: moves per page of ``GET /games/{id}/moves``
 MAX_LOG_PAGE = 1000
+#: the card table's files (HTML, CSS, JS), shipped as package data
+STATIC = Path(__file__).resolve().parent / "static"
+#: the page loads only its own files and talks only to this service
+PAGE_HEADERS = {"Content-Security-Policy": "default-src 'self'; img-src 'self' data:; "
+                                          "frame-ancestors 'none'",
+                "X-Content-Type-Options": "nosniff", "Cache-Control": "no-cache"}
+#: the longest move log ``GET /games/{id}/replay`` replays (a whole game is ~1,000 moves)
+MAX_REPLAY = 20_000
 #: a game not used for this long (seconds) is forgotten
 IDLE_EXPIRY = 7 * 24 * 3600.0
 #: games kept parsed in memory (the least recently saved are dropped first)
@@ -237,8 +261,16 @@ def seat_view(game: Game, seat: int | None, position: dict | None = None) -> dic
             "asked_partner": {0: None, 1: "yes", 2: "no"}.get(pos["turn"]["asked"]),
         },
         "legal_actions": [],
-        "moves": [move_record(e["seat"], e["action"], game) for e in pos["log"] if "action" in e],
+        "moves": [with_words(move_record(e["seat"], e["action"], game))
+                  for e in pos["log"] if "action" in e],
         "score_sheets": pos["sheets"],
+        "sheet_rows": list(SHEET_ROWS),
+        # once a hand is over every hand is laid down to be counted (and, in Hand and
+        # Foot, every foot not picked up): public from then on
+        "revealed": None if not game.hand_over else {
+            "hands": pos["hands"],
+            "feet": [list(f) for f in pos["feet"]] if opts["variant"] != "classic"
+            and "feet" in pos else None},
         "went_out": pos["went_out"],
         "history": pos["history"],
         # Hand and Foot: who plays from the foot, the size of each foot still face down
@@ -584,7 +616,35 @@ class Service:
         if not 1 <= limit <= MAX_LOG_PAGE:
             raise ServiceError(400, f"limit must be 1..{MAX_LOG_PAGE}, got {limit}")
         return {"game_id": game_id, "decisions": row.decisions,
-                "moves": self.store.move_log(game_id, max(0, after), limit)}
+                "moves": [with_words(m) for m in
+                          self.store.move_log(game_id, max(0, after), limit)]}
+
+    def replay(self, game_id: str, token: str | None = None, seat: int | None = None) -> dict:
+        """The game replayed from its deal as the token's seat saw it (the public view
+        without a token): one frame per move, see :func:`canasta_env.bots.table.replay`.
+
+        Raises:
+            ServiceError: 401 / 403 as for the view; 404 unknown game; 409 the bots are
+                playing it, or its log is longer than :data:`MAX_REPLAY`.
+        """
+        row = self._row(game_id)
+        seat = self._auth(row, token, seat, "the replay")
+        if row.status == "running":
+            raise ServiceError(409, f"the bots are playing (decisions so far: {row.decisions}); "
+                                    f"replay it once GET /games/{game_id} is not 'running'")
+        if row.decisions > MAX_REPLAY:
+            raise ServiceError(409, f"the game has {row.decisions} moves; a replay is offered "
+                                    f"for at most {MAX_REPLAY}")
+        moves: list[dict] = []
+        while len(moves) < row.decisions:
+            page = self.store.move_log(game_id, len(moves), MAX_LOG_PAGE)
+            if not page:
+                break
+            moves += page
+        try:
+            return replay_document(game_id, row.seats, seat, row.position, moves, seat_view)
+        except ValueError as e:
+            raise ServiceError(409, f"game {game_id!r} cannot be replayed: {e}") from None
 
     def _view(self, row: GameRow, game: Game, seat: int | None) -> dict:
         v = seat_view(game, seat, row.position)  # the stored position is the game's
@@ -619,12 +679,15 @@ class Service:
             except IllegalActionError as e:
                 legal = ", ".join(f"{a} {game.table.describe(a)!r}" for a in game.legal_actions())
                 raise ServiceError(400, f"{e}. Legal now: {legal}") from None
+            # the cards the seat drew (its own to see), before the bots move on
+            drawn = drawn_cards(row.position, to_position(game), seat) if action_id == 0 else None
             moves = [{**move_record(seat, action_id, game), "hand_number": hand}]
             more, status = self._play(game, row, self._row_bot(row) if "bot" in row.seats else None)
             moves += more
             self._save(row, game, moves, status)
             self._keep(row, game)
-            return {"moves": _public_moves(moves), "view": self._view(row, game, seat)}
+            return {"moves": _public_moves(moves), "view": self._view(row, game, seat),
+                    "drawn": drawn}
 
     @staticmethod
     def _action_id(action: int | str, game) -> int:
@@ -769,13 +832,13 @@ class Service:
         """
         game = self._position_game(position, seat)
         name, bot = self.bot(policy, game.options)
-        moves = bot.play_seat_turn(game, seat)
+        moves = [with_words(m) for m in bot.play_seat_turn(game, seat)]
         return {"position": to_position(game), "moves": moves, "policy": name}
 
 
 def _public_moves(moves: list[dict]) -> list[dict]:
-    return [{"seat": m["seat"], "action": m["action"], "description": m["description"]}
-            for m in moves]
+    return [with_words({"seat": m["seat"], "action": m["action"],
+                        "description": m["description"]}) for m in moves]
 
 
 # ---------------------------------------------------------------------- request bodies
@@ -828,6 +891,8 @@ class Move(BaseModel):
     seat: int
     action: int
     description: str
+    words: str = Field(description="the move in plain words, to follow the player's name "
+                                   "('discards a 7')")
 
 
 class LoggedMove(Move):
@@ -917,6 +982,9 @@ class View(BaseModel):
     score_sheets: list[dict[str, Any]] | None
     went_out: int | None
     history: list[dict[str, Any]] = Field(description="finished hands' score sheets")
+    sheet_rows: list[str] = Field(description="the score sheet's rows in counting order")
+    revealed: Revealed | None = Field(description="once the hand is over: every hand (and "
+                                                  "foot) left, as laid down for counting")
     hand_and_foot: HandAndFootView | None = Field(
         None, description="Hand and Foot only: feet, books, wild melds; null in Classic")
     text: str | None = Field(None, description="the seat's view as text; null in the public "
@@ -937,6 +1005,31 @@ class GameCreated(BaseModel):
 class ActionResult(BaseModel):
     moves: list[Move] = Field(description="the request's moves: the human's first, then the bots'")
     view: View
+    drawn: list[str] | None = Field(None, description="after 'draw from stock': the cards the "
+                                                      "seat drew ('red 3' for each red 3 laid "
+                                                      "out); null otherwise")
+
+
+class Revealed(BaseModel):
+    hands: list[list[str]] = Field(description="per seat: the cards left in the hand")
+    feet: list[list[str]] | None = Field(description="Hand and Foot: per seat, the foot if "
+                                                     "not picked up; null in Classic")
+
+
+class Replay(BaseModel):
+    """A game replayed from its deal as one seat saw it; also the page's game log file."""
+
+    format: str = Field(description="'canasta_env.replay'")
+    version: int
+    game_id: str
+    variant: str
+    seats: list[str]
+    seat: int | None = Field(description="whose views the frames are; null: public")
+    moves: list[LoggedMove] = Field(description="the whole move log")
+    frames: list[dict[str, Any]] = Field(
+        description="frame i: the seat's view after i moves (as GET /games/{id}, without "
+                    "'moves' and 'text'), with 'step', 'last_move' and the cards 'drawn' by "
+                    "the seat's own draw; a last frame for a hand dealt after the last move")
 
 
 class MovesPage(BaseModel):
@@ -968,6 +1061,8 @@ class Index(BaseModel):
     default_policy: str
     policies: list[str]
     games: int
+    table: str = Field(description="the card table page (HTML, for a browser)")
+    static: str = Field(description="the page's static files")
 
 
 class BodyLimit:
@@ -1019,10 +1114,11 @@ def create_app(policy: str = "reference", max_games: int = 1000, db: str | None 
     """
     from contextlib import asynccontextmanager
 
-    from fastapi import Depends, FastAPI, Query, Request
+    from fastapi import Depends, FastAPI, Header, Query, Request
     from fastapi.exceptions import RequestValidationError
-    from fastapi.responses import JSONResponse
+    from fastapi.responses import FileResponse, JSONResponse
     from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+    from fastapi.staticfiles import StaticFiles
 
     if isinstance(max_body, bool) or not isinstance(max_body, int) or max_body <= 0:
         raise ServiceError(400, f"max_body must be a positive int, got {max_body!r}")
@@ -1063,12 +1159,24 @@ def create_app(policy: str = "reference", max_games: int = 1000, db: str | None 
             "detail": "invalid request: " + "; ".join(parts),
             "errors": [{"loc": list(err["loc"]), "msg": err["msg"]} for err in exc.errors()]})
 
-    @app.get("/", summary="Service index")
-    def index() -> Index:
+    def service_index() -> Index:
         return Index(service="canasta_env bots", docs="/docs", openapi="/openapi.json",
                      default_policy=service.default_policy,
                      policies=sorted({*BUILTIN_POLICIES, service.default_policy}),
-                     games=service.count())
+                     games=service.count(), table="/", static="/static/")
+
+    @app.get("/", summary="The card table (a browser asking for HTML) or the service index",
+             responses={200: {"content": {"text/html": {}}}})
+    def index(accept: str = Header("", include_in_schema=False)) -> Index:
+        if "text/html" in accept:
+            return FileResponse(STATIC / "index.html", headers=PAGE_HEADERS)
+        return service_index()
+
+    @app.get("/api", summary="Service index")
+    def api_index() -> Index:
+        return service_index()
+
+    app.mount("/static", StaticFiles(directory=STATIC, follow_symlink=False), name="static")
 
     @app.post("/games", status_code=201,
               summary="Start a game; bots move until a human is on turn. Returns the seat tokens")
@@ -1085,6 +1193,13 @@ def create_app(policy: str = "reference", max_games: int = 1000, db: str | None 
     def get_moves(game_id: str, after: int = Query(0, ge=0, description="moves after this seq"),
                   limit: int = Query(100, description=f"1..{MAX_LOG_PAGE}")) -> MovesPage:
         return service.moves(game_id, after, limit)
+
+    @app.get("/games/{game_id}/replay",
+             summary="The game replayed from its deal as the token's seat saw it (public "
+                     "without a token): the page's replay view and game log file")
+    def get_replay(game_id: str, seat: int | None = Query(None, ge=0, le=3),
+                   token: str | None = Depends(seat_token)) -> Replay:
+        return service.replay(game_id, token, seat)
 
     @app.post("/games/{game_id}/actions",
               summary="The token's seat's decision; then the bots move")
