@@ -1,11 +1,12 @@
-"""Env steps per second: Ray RLlib PPO against the project's MaskablePPO loop, one run.
+"""Env steps per second: Ray RLlib PPO against the project's batched MaskablePPO loop, one run.
 
     python -m training.rllib_throughput [--steps 40000] [--out /tmp/throughput]
 
 Trains both for about ``--steps`` steps on this machine, one after the other, with the
 same network (an MLP [256, 256]) and PPO settings (4096 steps per update, 4 epochs,
-minibatch 512): MaskablePPO from ``configs/classic.yaml`` without the warm start and with
-the plain MLP (``features: mlp``), RLlib from ``configs/rllib_classic.yaml``. Prints the
+minibatch 512): MaskablePPO from ``configs/classic.yaml`` (its batched env:
+:mod:`training.batched`, 64 games in one process) without the warm start and with the
+plain MLP (``features: mlp``), RLlib from ``configs/rllib_classic.yaml``. Prints the
 steps/s of each (training time only: imports, Ray start-up and env creation excluded as
 far as each trainer allows) and the ratio.
 
