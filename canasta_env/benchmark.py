@@ -10,6 +10,9 @@ seeded):
 - ``raw_env`` and ``env()`` reading the observation and action mask every step:
   agent-steps/s;
 - peak memory of one environment (tracemalloc, KiB);
+- the heuristic policy: microseconds per decision of the Python reference and of the
+  native port (one ``act`` per decision, and ``act_batch`` of 256), on the same
+  positions;
 - if installed (``pip install -e ".[bench]"``): RLCard's gin-rummy random play
   (steps/s) and OpenSpiel's C++ ``gin_rummy`` reading its observation tensor and legal
   actions every decision (decisions/s), with our ratios against them.
@@ -21,7 +24,12 @@ seeded):
 every decision; only when the native core is built) and ``vector_decisions_per_cpu_s``
 (the same per second of CPU time), the same with a ``hand_and_foot_``
 prefix, and, when measured,
-``rlcard_gin_rummy_steps_per_s``, ``openspiel_gin_rummy_decisions_per_s`` and the ratios.
+``rlcard_gin_rummy_steps_per_s``, ``openspiel_gin_rummy_decisions_per_s`` and the ratios;
+the heuristic policy's cost, Python reference and native port side by side
+(:func:`measure_heuristic`): ``heuristic_us_per_decision``,
+``fast_heuristic_us_per_decision``, ``fast_heuristic_batch_us_per_decision`` (256 rows
+per call) and their ratios ``fast_heuristic_speedup`` / ``fast_heuristic_batch_speedup``,
+each also with a ``hand_and_foot_`` prefix.
 
 Exit codes: 0 measured, 2 a bad option (``--seconds`` not a finite number > 0: one line
 on stderr), 130 interrupted (Ctrl-C).
@@ -177,6 +185,83 @@ def bench_vector(seconds: float, variant: str = "classic", num_games: int = 256,
             return decisions / el
 
 
+def heuristic_positions(variant: str = "classic", count: int = 1024
+                        ) -> tuple[np.ndarray, np.ndarray]:
+    """``count`` decisions of seeded hands on the Python engine (observation float32
+    ``[count, N]``, mask int8 ``[count, A]``), each with two legal actions or more,
+    played 70% by the Python heuristic and 30% at random, so every phase occurs."""
+    from .engine import Game, preset
+    from .observation import encode
+    from .policies import HeuristicPolicy
+
+    options = preset(variant)
+    ref = HeuristicPolicy(backend="python")
+    rng = np.random.default_rng(0)
+    obs, masks = [], []
+    seed = 0
+    while len(obs) < count:
+        g = Game(options, seed=seed, scores=((-100, 0, 1600, 3100)[seed % 4], 0),
+                 first_round=seed % max(options.rounds, 1))
+        seed += 1
+        while not g.hand_over and len(obs) < count:
+            legal = g.legal_actions()
+            if len(legal) == 1:
+                g.apply(legal[0])
+                continue
+            o = encode(g, g.to_move)
+            m = np.zeros(g.num_actions, dtype=np.int8)
+            m[legal] = 1
+            obs.append(o)
+            masks.append(m)
+            g.apply(ref.act(o, m) if rng.random() < 0.7 else legal[rng.integers(len(legal))])
+    return np.array(obs), np.array(masks)
+
+
+def measure_heuristic(seconds: float, variant: str = "classic", batch: int = 256) -> dict:
+    """Microseconds per decision of the heuristic policy on the same 1,024 recorded
+    positions (:func:`heuristic_positions`), each measured for about ``seconds``:
+
+    - ``heuristic_us_per_decision``: the Python reference, ``HeuristicPolicy(backend=
+      "python").act`` (input check, observation decoding, the rules of thumb);
+    - ``fast_heuristic_us_per_decision``: ``HeuristicPolicy().act`` on the native core,
+      one decision per call (only when the native core is built, as the two keys below);
+    - ``fast_heuristic_batch_us_per_decision``: ``act_batch`` on ``batch`` rows per call;
+    - ``fast_heuristic_speedup`` / ``fast_heuristic_batch_speedup``: the Python figure
+      over each native one (measured in this run).
+
+    Keys carry a ``hand_and_foot_`` prefix for ``variant="hand_and_foot"``.
+    """
+    from .policies import HeuristicPolicy
+
+    obs, masks = heuristic_positions(variant)
+    n = len(obs)
+
+    def per_decision(fn, step: int) -> float:
+        done = 0
+        t0 = time.perf_counter()
+        while True:
+            for i in range(0, n, step):
+                fn(i)
+            done += n
+            el = time.perf_counter() - t0
+            if el >= seconds:
+                return el / done * 1e6
+
+    pre = "" if variant == "classic" else f"{variant}_"
+    ref = HeuristicPolicy(backend="python")
+    out = {f"{pre}heuristic_us_per_decision": per_decision(lambda i: ref.act(obs[i], masks[i]), 1)}
+    fast = HeuristicPolicy()
+    if fast.backend == "native":
+        one = per_decision(lambda i: fast.act(obs[i], masks[i]), 1)
+        many = per_decision(lambda i: fast.act_batch(obs[i:i + batch], masks[i:i + batch]), batch)
+        py = out[f"{pre}heuristic_us_per_decision"]
+        out[f"{pre}fast_heuristic_us_per_decision"] = one
+        out[f"{pre}fast_heuristic_batch_us_per_decision"] = many
+        out[f"{pre}fast_heuristic_speedup"] = py / one
+        out[f"{pre}fast_heuristic_batch_speedup"] = py / many
+    return out
+
+
 def run(seconds: float = 3.0) -> dict:
     """All measurements; see the module docstring for the keys."""
     from . import env, raw_env
@@ -200,6 +285,8 @@ def run(seconds: float = 3.0) -> dict:
     out["hand_and_foot_env_agent_steps_per_s"] = _bench_aec(
         lambda: env(variant="hand_and_foot"), seconds)
     out["hand_and_foot_env_peak_memory_kib"] = bench_memory("hand_and_foot")
+    out.update(measure_heuristic(seconds))
+    out.update(measure_heuristic(seconds, "hand_and_foot"))
     rl = bench_rlcard(seconds)
     if rl is not None:
         out["rlcard_gin_rummy_steps_per_s"] = rl
@@ -251,14 +338,28 @@ def main(argv: list[str] | None = None) -> int:
          res["hand_and_foot_env_agent_steps_per_s"]),
         ("Hand and Foot env, one hand", "peak KiB", res["hand_and_foot_env_peak_memory_kib"]),
     ]
+    for pre, name in (("", ""), ("hand_and_foot_", "Hand and Foot ")):
+        rows.append((f"{name}heuristic (Python) act", "us/decision",
+                     res[f"{pre}heuristic_us_per_decision"]))
+        if f"{pre}fast_heuristic_us_per_decision" in res:
+            rows.append((f"{name}heuristic (native) act", "us/decision",
+                         res[f"{pre}fast_heuristic_us_per_decision"]))
+            rows.append((f"{name}heuristic (native) act_batch 256", "us/decision",
+                         res[f"{pre}fast_heuristic_batch_us_per_decision"]))
     if "rlcard_gin_rummy_steps_per_s" in res:
         rows.append(("RLCard gin-rummy", "steps/s", res["rlcard_gin_rummy_steps_per_s"]))
     if "openspiel_gin_rummy_decisions_per_s" in res:
         rows.append(("OpenSpiel gin_rummy + obs tensor", "decisions/s",
                      res["openspiel_gin_rummy_decisions_per_s"]))
-    print(f"{'measurement':36} {'unit':14} {'value':>12}")
+    print(f"{'measurement':44} {'unit':14} {'value':>12}")
     for name, unit, val in rows:
-        print(f"{name:36} {unit:14} {val:12,.0f}")
+        print(f"{name:44} {unit:14} {val:12,.0f}" if val >= 100 else
+              f"{name:44} {unit:14} {val:12,.2f}")
+    for pre, name in (("", "Classic"), ("hand_and_foot_", "Hand and Foot")):
+        if f"{pre}fast_heuristic_speedup" in res:
+            print(f"heuristic, native / Python ({name}): act "
+                  f"{res[f'{pre}fast_heuristic_speedup']:.1f}x, act_batch "
+                  f"{res[f'{pre}fast_heuristic_batch_speedup']:.1f}x (target 5x)")
     if "engine_vs_rlcard_ratio" in res:
         print(f"engine / RLCard gin-rummy: {res['engine_vs_rlcard_ratio']:.2f}x (target 3x)")
     else:

@@ -18,7 +18,11 @@ not finite floats, a mask that is not 0 / 1 or has no legal action); docs/RULES.
 policy                   behaviour
 =======================  ============================================================
 :class:`RandomPolicy`    uniform over the legal actions (own numpy ``Generator``)
-:class:`HeuristicPolicy` rule-based, reads only (observation, mask); deterministic
+:class:`HeuristicPolicy` rule-based, reads only (observation, mask); deterministic;
+                         ``act_batch`` for ``[B, N]`` observations and ``[B, A]``
+                         masks; compiled (native core, core/heuristic.c) when the
+                         core is built, this module's code (the reference) otherwise
+                         or with ``backend="python"``: the same decisions
 =======================  ============================================================
 
 The heuristic, by phase:
@@ -73,7 +77,7 @@ from .engine.game import Phase
 from .observation import MELD_SLOTS, OBS_SIZE, OBS_SIZE_HAND_AND_FOOT, SLICES, SLICES_HAND_AND_FOOT
 
 __all__ = ["Policy", "RandomPolicy", "HeuristicPolicy", "TableView", "can_go_out",
-           "check_policy_inputs", "p_at_least"]
+           "check_policy_batch", "check_policy_inputs", "p_at_least"]
 
 #: observation size -> (variant name, number of actions) of the two layouts
 LAYOUTS: dict[int, tuple[str, int]] = {
@@ -173,6 +177,59 @@ def check_policy_inputs(observation, action_mask, obs_size: int | None = None,
     if not mask.any():
         raise ValueError("action_mask has no legal action (all zeros)")
     return obs.astype(np.float32, copy=False), mask.astype(np.int8, copy=False)
+
+
+def check_policy_batch(observations, masks, obs_size: int | None = None,
+                       num_actions: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Validate a batch of (observation, action mask) rows, row by row with the rules of
+    :func:`check_policy_inputs` (docs/RULES.md §7).
+
+    Args:
+        observations: ``[B, N]`` floats (float32 from the env), one seat's view per row.
+        masks: ``[B, A]`` int8, bool or numbers 0 / 1, the same ``B``.
+        obs_size, num_actions: as for :func:`check_policy_inputs`.
+
+    Returns:
+        (observations as C-contiguous float32 ``[B, N]``, masks as C-contiguous int8
+        ``[B, A]``); ``B`` may be 0.
+
+    Raises:
+        ValueError: not 2-D (``observations must be 2-D (one row per seat), got shape
+            (202,)``), different numbers of rows (``observations has 3 rows and masks 2;
+            they must match``), columns or dtypes another policy's (the message of
+            :func:`check_policy_inputs` for them), or a bad row: the message of
+            :func:`check_policy_inputs` for the first bad row ``i``, prefixed with
+            ``row i: `` (e.g. ``row 3: action_mask has no legal action (all zeros)``).
+    """
+    try:
+        obs = np.asarray(observations)
+        mask = np.asarray(masks)
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"observations and masks must be numeric arrays ({e})") from None
+    if obs.ndim != 2:
+        raise ValueError(f"observations must be 2-D (one row per seat), got shape {obs.shape}")
+    if mask.ndim != 2:
+        raise ValueError(f"masks must be 2-D (one row per seat), got shape {mask.shape}")
+    if obs.shape[0] != mask.shape[0]:
+        raise ValueError(f"observations has {obs.shape[0]} rows and masks {mask.shape[0]}; "
+                         f"they must match")
+    # sizes and dtypes, shared by every row: a harmless row of those columns and dtypes
+    check_policy_inputs(np.zeros(obs.shape[1], dtype=obs.dtype),
+                        np.ones(mask.shape[1], dtype=mask.dtype), obs_size, num_actions)
+    with np.errstate(invalid="ignore"):
+        bad = ~np.isfinite(obs).all(axis=1) | ((obs < 0) | (obs > OBS_MAX)).any(axis=1)
+    if mask.dtype != np.bool_:
+        bad |= ~((mask == 0) | (mask == 1)).all(axis=1)
+    bad |= ~mask.any(axis=1)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        try:
+            check_policy_inputs(obs[i], mask[i], obs_size, num_actions)
+        except ValueError as e:
+            raise ValueError(f"row {i}: {e}") from None
+        raise AssertionError(f"row {i} of the batch was refused but passes the row check")
+    return (np.ascontiguousarray(obs, dtype=np.float32),
+            np.ascontiguousarray(mask, dtype=np.int8))
 
 
 @runtime_checkable
@@ -430,6 +487,19 @@ _TAKE_USES = {A.TAKE_ONTO_MELD: 0, A.TAKE_PAIR: 2, A.TAKE_NAT_TWO: 2, A.TAKE_NAT
 _MELD_LO, _MELD_HI = A.START_MELD, A.MELD_BLACK_THREES  # [lo, hi) start/add ids; b3 apart
 
 
+def _native_heuristic(policy: HeuristicPolicy):
+    """(``NativeHeuristic`` with ``policy``'s parameters, None) or (None, why not)."""
+    try:
+        from .native._core import NativeHeuristic
+    except ImportError as e:  # the core is not built
+        return None, f"the native core is not built ({e})"
+    try:
+        return NativeHeuristic(policy.cap, policy.size, policy.needed, policy.stop_stock,
+                               policy.start_meld_hand, policy.pack), None
+    except ValueError as e:
+        return None, str(e)
+
+
 class HeuristicPolicy:
     """Rule-based player working only from (observation, action mask); deterministic.
 
@@ -441,16 +511,26 @@ class HeuristicPolicy:
             at least this many cards in hand; a smaller hand keeps its pairs and triples
             to take the discard pile with. Classic only.
         decks, jokers: the pack (Classic: 2 and 4), for counting unseen cards.
+        backend: ``"auto"`` (default): the native core's port of this policy
+            (:class:`canasta_env.native._core.NativeHeuristic`, core/heuristic.c) when
+            the core is built and the parameters fit it (ints within +-1,000,000, a
+            pack of at most 480 cards), else this module's Python code; ``"native"``:
+            the port or an error; ``"python"``: the Python code, the reference the
+            port is tested against (tests/test_fast_heuristic.py). Both make the same
+            decisions; :attr:`backend` tells which one runs.
 
     Raises:
-        ValueError: an option is not a non-negative int (``decks`` at least 1).
+        ValueError: an option is not a non-negative int (``decks`` at least 1); an
+            unknown ``backend``; ``backend="native"`` without the core or with
+            parameters it cannot hold (the message says which).
     """
 
     name = "heuristic"
 
     def __init__(self, max_wilds_per_meld: int = 3, canasta_size: int = 7,
                  canastas_to_go_out: int = 1, stop_stock: int = 8,
-                 start_meld_hand: int = 12, decks: int = 2, jokers: int = 4) -> None:
+                 start_meld_hand: int = 12, decks: int = 2, jokers: int = 4,
+                 backend: str = "auto") -> None:
         for name, value, low in (("start_meld_hand", start_meld_hand, 0), ("decks", decks, 1),
                                  ("jokers", jokers, 0)):
             if not isinstance(value, int) or isinstance(value, bool) or value < low:
@@ -462,18 +542,66 @@ class HeuristicPolicy:
         self.needed = canastas_to_go_out
         self.stop_stock = stop_stock
         self.start_meld_hand = start_meld_hand
+        if backend not in ("auto", "native", "python"):
+            raise ValueError(f"HeuristicPolicy: backend must be 'auto', 'native' or 'python', "
+                             f"got {backend!r}")
+        self._core = None
+        if backend != "python":
+            self._core, why = _native_heuristic(self)
+            if self._core is None and backend == "native":
+                raise ValueError(f"HeuristicPolicy: backend='native' is not available: {why}")
+        #: ``"native"`` (core/heuristic.c) or ``"python"`` (this module): which one decides
+        self.backend = "python" if self._core is None else "native"
 
     def reset(self, seed: int | None = None) -> None:  # deterministic: nothing to reset
         pass
 
     # ------------------------------------------------------------------ entry
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        """The heuristic's legal action (see the module docstring).
+        """The heuristic's legal action (see the module docstring) for one seat's
+        ``observation`` (float32 ``(202,)`` Classic or ``(245,)`` Hand and Foot) and
+        ``action_mask`` (int8 or bool ``(91,)`` / ``(98,)``, 1 = legal); the variant is
+        the mask's. Native when :attr:`backend` is ``"native"``, with the same result.
 
         Raises:
             ValueError: bad inputs, see :func:`check_policy_inputs`.
         """
+        core = self._core
+        if core is not None and type(observation) is np.ndarray and \
+                type(action_mask) is np.ndarray:
+            # fast path: the core accepts exactly the float32 / int8 inputs that
+            # check_policy_inputs accepts; anything else goes through the check below,
+            # for its message (and its conversions)
+            try:
+                if action_mask.dtype == np.bool_:
+                    return core.action(observation, action_mask.view(np.int8))
+                return core.action(observation, action_mask)
+            except ValueError:
+                pass
         observation, action_mask = check_policy_inputs(observation, action_mask)
+        if core is not None:
+            return core.action(np.ascontiguousarray(observation),
+                               np.ascontiguousarray(action_mask))
+        return self._act_python(observation, action_mask)
+
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """:meth:`act` for each row: ``observations`` float32 ``[B, N]``, ``masks`` int8
+        or bool ``[B, A]`` (N, A: 202, 91 Classic or 245, 98 Hand and Foot); returns
+        int64 ``[B]``, row ``i`` equal to ``act(observations[i], masks[i])``. One call
+        into the native core for the whole batch when :attr:`backend` is ``"native"``.
+
+        Raises:
+            ValueError: bad inputs, see :func:`check_policy_batch` (a row's message is
+                :func:`check_policy_inputs`' prefixed with ``row i:``).
+        """
+        obs, mask = check_policy_batch(observations, masks)
+        if self._core is not None:
+            return self._core.actions(obs, mask)
+        return np.fromiter((self._act_python(o, m) for o, m in zip(obs, mask)),
+                           dtype=np.int64, count=len(obs))
+
+    def _act_python(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        """The Python implementation (the reference) on checked inputs."""
         legal = np.flatnonzero(action_mask).tolist()
         if len(legal) == 1:
             return legal[0]

@@ -11,5 +11,6 @@ def test_benchmark_json_has_every_key(capsys):
     out = json.loads(capsys.readouterr().out)
     for key in ("engine_decisions_per_s", "env_agent_steps_per_s", "raw_env_agent_steps_per_s",
                 "engine_hands_per_s", "env_peak_memory_kib",
-                "hand_and_foot_engine_decisions_per_s", "hand_and_foot_env_agent_steps_per_s"):
+                "hand_and_foot_engine_decisions_per_s", "hand_and_foot_env_agent_steps_per_s",
+                "heuristic_us_per_decision", "hand_and_foot_heuristic_us_per_decision"):
         assert out[key] > 0, key

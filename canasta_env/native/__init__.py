@@ -20,6 +20,8 @@ exact.c                engine/exact.py (memo tables instead of lru_cache)
 transitions.c          engine/transitions.py
 scoring.c              engine/scoring.py
 observe.c              observation.py (encode; the float32 scales come from Python)
+heuristic.c            policies.py HeuristicPolicy (from observation and mask only;
+                       ``NativeHeuristic``, the native backend of HeuristicPolicy)
 =====================  ============================================================
 
 The binding (``_core.pyx``, ``vector.pxi``) is thin: positions are read and written by

@@ -4,7 +4,8 @@
 :class:`NativeGame` is one game (load / save the JSON position through the Python
 engine's own reader and writer, legal actions, apply, observation and mask);
 :class:`VectorGames` steps a batch of games in one call, writing observations, masks,
-rewards, seats on turn and done flags into numpy arrays it owns. Validation (positions,
+rewards, seats on turn and done flags into numpy arrays it owns; :class:`NativeHeuristic`
+(heuristic.pxi) is the heuristic policy from observations and masks. Validation (positions,
 options, actions) happens here in Python before the C state is touched.
 """
 
@@ -525,3 +526,4 @@ cdef class NativeGame:
 
 
 include "vector.pxi"
+include "heuristic.pxi"

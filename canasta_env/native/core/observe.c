@@ -7,9 +7,6 @@
  */
 #include "state.h"
 
-#define CN_OBS_CLASSIC 202
-#define CN_OBS_HF 245
-
 int cn_obs_size(const cn_options *o) { return o->exact ? CN_OBS_HF : CN_OBS_CLASSIC; }
 
 static const int MELD_SLOTS[12] = {4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, CN_B3};

@@ -172,4 +172,26 @@ void cn_end_hand(cn_state *s);
 int cn_obs_size(const cn_options *o);
 void cn_encode(const cn_state *s, int seat, const float *scale, float *out);
 
+/* heuristic.c: the rule-based policy (canasta_env/policies.py HeuristicPolicy) from one
+ * seat's observation (float32) and mask (int8 0 / 1). Offsets of the observation pieces
+ * it reads (observation.py PIECES; checked against Python by the binding). */
+enum {
+    CN_O_HAND = 0, CN_O_KNOWN_LEFT = 15, CN_O_KNOWN_PARTNER = 30, CN_O_KNOWN_RIGHT = 45,
+    CN_O_HAND_SIZES = 60, CN_O_RED_THREES = 64, CN_O_MELDS_US = 68, CN_O_MELDS_THEM = 104,
+    CN_O_PILE_CONTENTS = 155, CN_O_PILE_SIZE = 170, CN_O_PILE_FROZEN = 171,
+    CN_O_STOCK_SIZE = 175, CN_O_OPENED = 182, CN_O_PHASE = 184, CN_O_TURN_STATE = 194,
+    CN_O_BOOKS_US = 211, CN_OBS_CLASSIC = 202, CN_OBS_HF = 245
+};
+/* HeuristicPolicy's constructor parameters: max_wilds_per_meld (cap), canasta_size,
+ * canastas_to_go_out (needed), stop_stock, start_meld_hand, the pack (deck_counts) */
+typedef struct {
+    int cap, size, needed, stop_stock, start_meld_hand;
+    int pack[CN_NC];
+} cn_heur_params;
+/* the heuristic's action; -1 when the sizes are not a layout's or no action is legal */
+int cn_heuristic_action(const float *obs, int obs_size, const int8_t *mask, int num_actions,
+                        const cn_heur_params *p);
+/* policies.p_at_least for population <= CN_MAXCARDS, successes <= population */
+double cn_p_at_least(int k, int population, int successes, int draws);
+
 #endif
