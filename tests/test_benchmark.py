@@ -14,3 +14,20 @@ def test_benchmark_json_has_every_key(capsys):
                 "hand_and_foot_engine_decisions_per_s", "hand_and_foot_env_agent_steps_per_s",
                 "heuristic_us_per_decision", "hand_and_foot_heuristic_us_per_decision"):
         assert out[key] > 0, key
+
+
+def test_training_benchmark_reports_each_figure_beside_its_peer():
+    """``python -m training.benchmark`` on the smoke config for a second: every figure
+    is there, positive, and each ratio is the figure over its peer of the same run."""
+    from training.benchmark import run
+
+    out = run("configs/smoke.yaml", 1.0)
+    for k in ("ppo_env_steps_per_s", "peer_ppo_env_steps_per_s", "update_samples_per_s",
+              "peer_update_samples_per_s", "heuristic_us_per_decision"):
+        assert out[k] > 0, k
+    assert 0.0 < out["ppo_env_share"] < 1.0
+    assert out["ppo_games"] == 8
+    assert out["ratio_ppo_env_steps_per_s"] == out["ppo_env_steps_per_s"] / \
+        out["peer_ppo_env_steps_per_s"]
+    assert out["ratio_update_samples_per_s"] == out["update_samples_per_s"] / \
+        out["peer_update_samples_per_s"]

@@ -8,7 +8,8 @@ Figures (all on this machine, in this process, one after the other):
   with the config's env and network (no warm start: a fresh network), over at least
   ``--seconds`` of wall time after one warm-up rollout + update. Peer:
   ``peer_ppo_env_steps_per_s``, the same network and PPO settings on the pre-batched
-  recipe (2 ``PartnershipEnv`` in subprocesses, 2,048 steps each), for ``--seconds / 2``.
+  recipe (2 ``PartnershipEnv`` in subprocesses, half the rollout each: 2,048 steps for
+  the default config), for ``--seconds / 2``.
 - ``ppo_env_share``: of that training wall time, the fraction spent outside any network
   forward or backward pass and the optimiser (stepping games and deciding random and
   heuristic opponents), measured by the batched env's own timers.
@@ -115,7 +116,8 @@ def measure_ppo_peer(cfg, seconds: float) -> float:
     from .train import make_vec_env
 
     peer = cfg.model_copy(update={"vec_env": "subproc", "n_envs": 2})
-    peer.ppo = cfg.ppo.model_copy(update={"n_steps": 2048})
+    # the same rollout size: 2 x 2,048 for the default 64 games x 64 steps
+    peer.ppo = cfg.ppo.model_copy(update={"n_steps": cfg.ppo.n_steps * cfg.n_envs // 2})
     vec = make_vec_env(peer)
     model = _model(peer, vec)
     model.learn(model.n_steps * model.n_envs)
@@ -138,12 +140,15 @@ def run(config: str, seconds: float) -> dict:
         measure_eval_hands_per_s = None
     if measure_eval_hands_per_s is not None:
         out.update(measure_eval_hands_per_s(seconds))
-    try:
-        from canasta_env.benchmark import measure_heuristic
-    except ImportError:
-        measure_heuristic = None
-    if measure_heuristic is not None:
-        out.update(measure_heuristic(seconds / 4))
+    from canasta_env.benchmark import measure_heuristic
+
+    h = measure_heuristic(seconds / 8)
+    if "fast_heuristic_us_per_decision" in h:  # the native heuristic, one call per decision
+        out["heuristic_us_per_decision"] = h["fast_heuristic_us_per_decision"]
+        out["heuristic_batch_us_per_decision"] = h["fast_heuristic_batch_us_per_decision"]
+        out["peer_heuristic_us_per_decision"] = h["heuristic_us_per_decision"]
+    else:  # no native core: the Python heuristic is all there is
+        out["heuristic_us_per_decision"] = h["heuristic_us_per_decision"]
     for k in ("ppo_env_steps_per_s", "update_samples_per_s", "eval_hands_per_s"):
         if f"peer_{k}" in out:
             out[f"ratio_{k}"] = out[k] / out[f"peer_{k}"]
