@@ -649,9 +649,12 @@ def play_match(a: str | Policy, b: str | Policy, deals: int, *, seed: int = 0,
 
 
 def _chunk_size(deals: int, workers: int, batch: int) -> int:
-    """Deals per job of a worker: about four jobs per worker (so a worker that finishes
-    early takes over work), at least one batch when there are enough deals."""
-    return max(math.ceil(deals / (workers * 4)), min(batch, math.ceil(deals / workers)))
+    """Deals per job of a worker: at most one batch (a job's deals are all in flight at
+    once; Ctrl-C loses at most the unfinished job of each worker), and at least four jobs
+    per worker when there are enough deals (a worker that finishes early takes over
+    work). The drain at the end of a job (fewer episodes left to batch) measured no
+    slower than one long stream."""
+    return max(1, min(batch, math.ceil(deals / (workers * 4))))
 
 
 def evaluate_policies(a: str | Policy, b: str | Policy, hands: int = 1000, *,
