@@ -70,7 +70,8 @@ batching), against ``heuristic`` 12.9 s (17.5 to 18 s; the heuristic's own Pytho
 most of it); the ``.zip`` checkpoint against ``random`` 30 s, most of it two workers
 importing torch (before: 0.9 hands/s, about 19 minutes for 1,000 hands: one torch forward
 per decision on torch's default two threads; on the loaded machine one thread played
-batch-1 forwards 30 times faster than two, so torch now plays on one thread). :func:`measure_eval_hands_per_s` measures one process.
+batch-1 forwards 30 times faster than two, so torch now plays on one thread).
+:func:`measure_eval_hands_per_s` measures one process.
 
 Determinism: the env, every policy (``reset(seed)`` per episode, seed derived from the
 deal) and the deal seeds depend only on ``--seed``; ``--workers W`` splits the deals
