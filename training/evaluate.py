@@ -446,21 +446,6 @@ def _play_deals(policy_a: Policy, policy_b: Policy, deals: Iterable[int], seed: 
     return out
 
 
-def _play_deals_sequential(policy_a: Policy, policy_b: Policy, deals: Iterable[int],
-                           seed: int, variant: str = "classic",
-                           games: bool = False) -> list[EpisodeRecord]:
-    """:func:`play_deals` one episode after another on one env, one ``act`` call per
-    decision (the unbatched path, kept as the reference the tests compare with)."""
-    env = make_env(variant, games)
-    out = []
-    for d in deals:
-        s = deal_seed(seed, d)
-        for seating in (0, 1):
-            seats = [policy_a if p % 2 == seating else policy_b for p in range(4)]
-            out.append(play_episode(env, seats, s, d, seating))
-    return out
-
-
 # ---------------------------------------------------------------------------- workers
 #: Most worker processes an evaluation starts (each loads its own policies).
 MAX_WORKERS = 64
