@@ -195,26 +195,28 @@ def test_sigint_during_evaluate_prints_the_finished_deals(workers):
 
 def test_interrupted_evaluation_keeps_whole_deals(monkeypatch):
     """In process: a KeyboardInterrupt in the middle of a deal keeps only the deals whose
-    two seatings were both played."""
+    two seatings were both played (batch 1: the two seatings of one deal side by side)."""
     from training import evaluate as E
 
     calls = {"n": 0}
-    real = E.play_episode
+    real = E._Episode.__init__
 
-    def episode(*a, **k):
+    def start(self, *a, **k):
         calls["n"] += 1
-        if calls["n"] == 6:  # deals 0 and 1 done, deal 2 half played
+        if calls["n"] == 6:  # the sixth episode: deal 2's second seating
             raise KeyboardInterrupt
-        return real(*a, **k)
+        real(self, *a, **k)
 
-    monkeypatch.setattr(E, "play_episode", episode)
+    monkeypatch.setattr(E._Episode, "__init__", start)
     with pytest.raises(E.EvaluationInterrupted) as e:
-        E.evaluate_policies("random", "random", hands=40, seed=3)
+        E.evaluate_policies("random", "random", hands=40, seed=3, batch=1)
     stop = e.value
     assert isinstance(stop, KeyboardInterrupt)
-    assert len(stop.episodes) == 4 and stop.deals == 20
-    assert stop.result["interrupted"] is True and stop.result["deals"] == 2
-    assert stop.result["deals_requested"] == 20 and stop.result["hands"] == 4
+    deals = sorted({x.deal for x in stop.episodes})
+    assert [(x.deal, x.seating) for x in stop.episodes] == [(d, s) for d in deals for s in (0, 1)]
+    assert set(deals) <= {0, 1, 2} and len(deals) >= 1 and stop.deals == 20
+    assert stop.result["interrupted"] is True and stop.result["deals"] == len(deals)
+    assert stop.result["deals_requested"] == 20 and stop.result["hands"] == 2 * len(deals)
 
 
 # ----------------------------------------------------------------------------- the helpers

@@ -68,6 +68,11 @@ class CheckpointPolicy:
     Args:
         model: a path to a checkpoint or a loaded MaskablePPO model.
         deterministic: take the most likely legal action (default) or sample.
+        seed: seed of the sampling generator (``reset(seed)`` reseeds it).
+
+    Batches: :meth:`act_batch` answers ``B`` decisions with one forward. In deterministic
+    mode the policy is :attr:`stateless` (one instance may serve many episodes at once);
+    in sampling mode each running episode needs its own instance (:meth:`fork`).
     """
 
     def __init__(self, model, deterministic: bool = True, seed: int | None = None) -> None:
@@ -84,7 +89,23 @@ class CheckpointPolicy:
         self._torch = torch
         self._gen = torch.Generator().manual_seed(seed or 0)
 
+    @property
+    def stateless(self) -> bool:
+        """True in deterministic mode: the action depends only on the inputs, so one
+        instance may play many episodes side by side (:mod:`canasta_env.batching`)."""
+        return self.deterministic
+
+    def fork(self) -> "CheckpointPolicy":
+        """A policy sharing this one's network (no copy of the weights) with a generator of
+        its own, for another episode played side by side (sampling mode)."""
+        other = object.__new__(type(self))
+        other.__dict__.update(self.__dict__)
+        other._gen = self._torch.Generator()
+        other._gen.set_state(self._gen.get_state())
+        return other
+
     def reset(self, seed: int | None = None) -> None:
+        """Start of an episode: ``seed`` (if given) reseeds the sampling generator."""
         if seed is not None:
             self._gen.manual_seed(seed)
 
@@ -115,9 +136,55 @@ class CheckpointPolicy:
         logits = self.logits(observation, action_mask)
         if self.deterministic:
             return int(np.argmax(logits))
+        return self._sample(logits)
+
+    def _sample(self, logits: np.ndarray) -> int:
         torch = self._torch
         probs = torch.softmax(torch.as_tensor(logits), dim=0)
         return int(torch.multinomial(probs, 1, generator=self._gen).item())
+
+    def logits_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """Masked action logits of a batch with one forward (under ``no_grad``), float32
+        ``[B, NUM_ACTIONS]`` (illegal actions -1e8); row ``i`` equals
+        ``logits(observations[i], masks[i])`` up to float rounding of the batched
+        matrix products.
+
+        Args:
+            observations: float32 ``[B, OBS_SIZE]``, ``B >= 1``.
+            masks: int8 or bool ``[B, NUM_ACTIONS]``, every row with a legal action.
+
+        Raises:
+            ValueError: a batch this checkpoint cannot play, with the message of
+                :func:`canasta_env.batching.check_policy_batch` (``row I: ...``).
+        """
+        from canasta_env.batching import check_policy_batch
+
+        torch = self._torch
+        obs, masks = check_policy_batch(observations, masks,
+                                        obs_size=self.model.observation_space.shape[0],
+                                        num_actions=self.model.action_space.n)
+        with torch.no_grad():
+            dist = self.policy.get_distribution(torch.as_tensor(obs),
+                                                action_masks=masks.astype(bool))
+            return dist.distribution.logits.numpy()
+
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """Actions of a batch of decisions with one forward: int64 ``[B]``, row ``i`` a
+        legal action of ``masks[i]``. Deterministic mode: the argmax of each row's masked
+        logits (:meth:`logits_batch`). Sampling mode: each row sampled in row order from
+        this policy's one generator, as ``act`` called row by row would.
+
+        Args:
+            observations: float32 ``[B, OBS_SIZE]``, ``B >= 1``.
+            masks: int8 or bool ``[B, NUM_ACTIONS]``.
+
+        Raises:
+            ValueError: see :meth:`logits_batch`.
+        """
+        logits = self.logits_batch(observations, masks)
+        if self.deterministic:
+            return np.argmax(logits, axis=1).astype(np.int64)
+        return np.array([self._sample(row) for row in logits], dtype=np.int64)
 
 
 def load_policy_checkpoint(path: str | Path, deterministic: bool = True) -> CheckpointPolicy:

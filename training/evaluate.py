@@ -44,21 +44,46 @@ Classic policy (observation 202, 91 actions); this game is Hand and Foot (observ
 98 actions)``. ``reference`` is the variant's reference policy; Hand and Foot has none
 yet, so there ``reference`` plays the heuristic.
 
-Ctrl-C (SIGINT): the deals finished so far (both seatings) are summed up and printed as
+Ctrl-C (SIGINT): the deals finished so far (both seatings; with ``--workers``, those of
+the jobs the workers finished) are summed up and printed as
 the usual table (``--json``: the object, with ``"interrupted": true``), under a line
 saying how many deals of how many were played; a line on stderr says it was interrupted;
 exit code 130 (128 + SIGINT, the shell's convention). Exit codes: 0 done, 2 a bad option
 or policy (one line on stderr), 130 interrupted.
 
+Batches (``--batch K``, default 64): each process plays ``K`` deals side by side (both
+seatings of each, every episode on its own env, each deal through the same
+:class:`canasta_env.raw_env` with the same seed as one deal after another). At each step
+every running episode makes one decision; the decisions waiting for a stateless policy
+(heuristic, ONNX, a checkpoint in deterministic mode) are answered by one call of it,
+``act_batch(observations float32 [R, OBS_SIZE], masks int8 [R, NUM_ACTIONS]) -> int64
+[R]`` when it has that method (one forward of a network), else ``act`` row by row; a
+policy that draws random numbers (random) gets one instance per running episode, reset
+per episode as before (:mod:`canasta_env.batching`). The records are those of
+:func:`play_episode` deal after deal (the unbatched path; ``tests/test_evaluate_batched.py``
+compares them). A batched forward may differ from a batch-1 forward in the last bits of
+a float, which could change an argmax only between two logits equal to rounding; none
+was seen on the deals tested. Speed on the 2-core development machine, shared with other
+jobs (load average about 4), ``--hands 1000 --seed 7 --workers 2 --json``, wall time:
+``reference`` (the ONNX export) against ``random`` 7.3 to 9.1 s (12.5 to 13 s before
+batching), against ``heuristic`` 12.9 s (17.5 to 18 s; the heuristic's own Python is
+most of it); the ``.zip`` checkpoint against ``random`` 30 s, most of it two workers
+importing torch (before: 0.9 hands/s, about 19 minutes for 1,000 hands: one torch forward
+per decision on torch's default two threads; on the loaded machine one thread played
+batch-1 forwards 30 times faster than two, so torch now plays on one thread).
+:func:`measure_eval_hands_per_s` measures one process.
+
 Determinism: the env, every policy (``reset(seed)`` per episode, seed derived from the
 deal) and the deal seeds depend only on ``--seed``; ``--workers W`` splits the deals
-into contiguous chunks played by ``W`` processes and joins them in deal order, so the
-figures are identical for every ``W``.
+into contiguous chunks (at most ``--batch`` deals each) played by ``W`` processes and
+joins them in deal order, so the figures are identical for every ``W`` and every
+``--batch``. The progress bar counts finished deals in every worker.
 """
 
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import math
 import multiprocessing
@@ -67,10 +92,13 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from canasta_env import AGENTS, raw_env
+from canasta_env.batching import act_rows, fork, is_stateless
 from canasta_env.bots.loader import PolicySpecError, check_policy_variant, load_policy
 from canasta_env.cli import ArgumentParser, fail, interrupted, positive_int
 from canasta_env.engine import preset
@@ -154,79 +182,267 @@ def make_env(variant: str = "classic", games: bool = False) -> raw_env:
                    starting_round=rounds)
 
 
+class _Episode:
+    """One episode being played on its own env: the bookkeeping of :func:`play_episode`,
+    one decision at a time, so that many episodes can run side by side.
+
+    ``seat_policies[s]`` plays seat ``s``; each distinct policy object is reset once at the
+    start with a seed derived from ``seed``, ``seating`` and its first seat.
+    """
+
+    __slots__ = ("env", "seats", "deal", "seating", "hands", "hand_no", "minimum",
+                 "decisions", "stuck", "opened", "record")
+
+    def __init__(self, env: raw_env, seat_policies: Sequence[Policy], seed: int, deal: int,
+                 seating: int) -> None:
+        self.env, self.seats, self.deal, self.seating = env, seat_policies, deal, seating
+        env.reset(seed=seed)
+        seen: set[int] = set()
+        for s, p in enumerate(seat_policies):
+            if id(p) not in seen:
+                seen.add(id(p))
+                p.reset(random.Random(f"{seed}/{seating}/{s}").getrandbits(63))
+        self.hands: list[HandRecord] = []
+        self.hand_no, self.minimum, _ = env.openings()
+        self.decisions = 0
+        self.stuck = False
+        self.opened: list[bool] = []
+        self.record: EpisodeRecord | None = None
+
+    def request(self) -> tuple[int, np.ndarray, np.ndarray] | None:
+        """The decision waiting: (seat on turn, observation float32 ``(OBS_SIZE,)``, mask
+        int8 ``(NUM_ACTIONS,)``); ``None`` once the episode is over (:attr:`record`
+        set)."""
+        if self.record is not None:
+            return None
+        env = self.env
+        agent = env.agent_selection
+        if env.terminations[agent] or env.truncations[agent]:
+            self._finish()
+            return None
+        obs = env.observe(agent)
+        if not obs["action_mask"].any():
+            self.stuck = True
+            self._finish()
+            return None
+        self.opened = env.openings()[2]
+        return _SEAT[agent], obs["observation"], obs["action_mask"]
+
+    def step(self, action: int) -> None:
+        """Play ``action`` for the seat on turn (after :meth:`request`).
+
+        Raises:
+            canasta_env.engine.IllegalActionError: ``action`` is illegal.
+        """
+        env = self.env
+        env.step(action)
+        self.decisions += 1
+        terms, truncs, infos = env.terminations, env.truncations, env.infos
+        if any(truncs.values()):
+            self._finish()
+            return
+        number, new_minimum, _ = env.openings()
+        if number != self.hand_no or any(terms.values()):
+            sheets = infos[AGENTS[0]]["score_sheets"]
+            out = [sheets[t]["going_out"] > 0 for t in (0, 1)]
+            a, b = self.seating, 1 - self.seating
+            opened, minimum = self.opened, self.minimum
+            self.hands.append(HandRecord(
+                deal=self.deal, seating=self.seating,
+                score_a=sheets[a]["hand_score"], score_b=sheets[b]["hand_score"],
+                minimum_a=minimum[a], minimum_b=minimum[b],
+                opened_a=opened[a] or out[a], opened_b=opened[b] or out[b],
+                went_out="A" if out[a] else "B" if out[b] else "", decisions=self.decisions))
+            self.decisions = 0
+            self.hand_no, self.minimum = number, new_minimum
+
+    def _finish(self) -> None:
+        env, hands, a_team = self.env, tuple(self.hands), self.seating
+        if self.stuck or any(env.truncations.values()) or not hands:
+            self.record = EpisodeRecord(self.deal, a_team, hands, 0, 0, True, self.stuck)
+        elif env.episode == "hand":
+            h = hands[-1]
+            self.record = EpisodeRecord(self.deal, a_team, hands, h.score_a, h.score_b, False)
+        else:
+            sheets = env.infos[AGENTS[0]]["score_sheets"]
+            self.record = EpisodeRecord(self.deal, a_team, hands, sheets[a_team]["total"],
+                                        sheets[1 - a_team]["total"], False)
+
+
 def play_episode(env: raw_env, seat_policies: Sequence[Policy], seed: int, deal: int = 0,
                  seating: int = 0) -> EpisodeRecord:
-    """Play one episode of ``env`` from ``env.reset(seed=seed)``; ``seat_policies[s]``
-    plays seat ``s``; A is partnership ``seating`` (seats ``seating`` and
-    ``seating + 2``). Each distinct policy object is reset once with a seed derived from
-    ``seed`` and its side.
+    """Play one episode of ``env`` from ``env.reset(seed=seed)``, one ``act`` call per
+    decision; ``seat_policies[s]`` plays seat ``s``; A is partnership ``seating`` (seats
+    ``seating`` and ``seating + 2``). Each distinct policy object is reset once with a
+    seed derived from ``seed`` and its side. :func:`play_deals` plays the same episodes
+    side by side with the same records.
 
     Raises:
         canasta_env.engine.IllegalActionError: a policy chose an illegal action.
     """
-    a_team = seating
-    env.reset(seed=seed)
-    seen: set[int] = set()
-    for s, p in enumerate(seat_policies):
-        if id(p) not in seen:
-            seen.add(id(p))
-            p.reset(random.Random(f"{seed}/{seating}/{s}").getrandbits(63))
-    hands: list[HandRecord] = []
-    hand_no, minimum, _ = env.openings()
-    decisions = 0
-    stuck = False
-    terms, truncs, infos = env.terminations, env.truncations, env.infos
-    while True:
-        agent = env.agent_selection
-        if env.terminations[agent] or env.truncations[agent]:
-            break
-        obs = env.observe(agent)
-        if not obs["action_mask"].any():
-            stuck = True
-            break
-        action = seat_policies[_SEAT[agent]].act(obs["observation"], obs["action_mask"])
-        opened = env.openings()[2]
-        env.step(action)
-        decisions += 1
-        terms, truncs, infos = env.terminations, env.truncations, env.infos
-        if any(truncs.values()):
-            break
-        number, new_minimum, _ = env.openings()
-        if number != hand_no or any(terms.values()):
-            sheets = infos[AGENTS[0]]["score_sheets"]
-            out = [sheets[t]["going_out"] > 0 for t in (0, 1)]
-            a, b = a_team, 1 - a_team
-            hands.append(HandRecord(
-                deal=deal, seating=seating,
-                score_a=sheets[a]["hand_score"], score_b=sheets[b]["hand_score"],
-                minimum_a=minimum[a], minimum_b=minimum[b],
-                opened_a=opened[a] or out[a], opened_b=opened[b] or out[b],
-                went_out="A" if out[a] else "B" if out[b] else "", decisions=decisions))
-            decisions = 0
-            hand_no, minimum = number, new_minimum
-    truncated = stuck or any(env.truncations.values())
-    if truncated or not hands:
-        return EpisodeRecord(deal, seating, tuple(hands), 0, 0, True, stuck)
-    if env.episode == "hand":
-        h = hands[-1]
-        return EpisodeRecord(deal, seating, tuple(hands), h.score_a, h.score_b, False)
-    sheets = infos[AGENTS[0]]["score_sheets"]
-    return EpisodeRecord(deal, seating, tuple(hands), sheets[a_team]["total"],
-                         sheets[1 - a_team]["total"], False)
+    ep = _Episode(env, seat_policies, seed, deal, seating)
+    while (req := ep.request()) is not None:
+        seat, obs, mask = req
+        ep.step(seat_policies[seat].act(obs, mask))
+    return ep.record
 
 
-def play_deals(policy_a: Policy, policy_b: Policy, deals: Sequence[int], seed: int,
+#: Deals in flight per process by default (``--batch``): both seatings of each are played
+#: side by side, so a stateless policy sees up to twice this many rows per call.
+DEFAULT_BATCH = 64
+
+
+def check_batch(batch: object) -> int:
+    """``batch`` (deals in flight per process) if it is an int >= 1.
+
+    Raises:
+        ValueError: anything else, e.g. ``batch must be an int >= 1 (deals played side by
+            side per process), got 0``.
+    """
+    if not isinstance(batch, int) or isinstance(batch, bool) or batch < 1:
+        raise ValueError(f"batch must be an int >= 1 (deals played side by side per "
+                         f"process), got {batch!r}")
+    return batch
+
+
+def play_deals(policy_a: Policy, policy_b: Policy, deals: Iterable[int], seed: int,
                variant: str = "classic", games: bool = False,
-               out: list[EpisodeRecord] | None = None) -> list[EpisodeRecord]:
-    """Play each deal index in ``deals`` twice (A at seats 0+2, then 1+3); the records
-    are appended to ``out`` (a new list by default) as they finish, which is returned."""
-    env = make_env(variant, games)
-    out = [] if out is None else out
-    for d in deals:
-        s = deal_seed(seed, d)
-        for seating in (0, 1):
-            seats = [policy_a if p % 2 == seating else policy_b for p in range(4)]
-            out.append(play_episode(env, seats, s, d, seating))
+               out: list[EpisodeRecord] | None = None, *, batch: int = DEFAULT_BATCH,
+               on_deal: Callable[[int], None] | None = None) -> list[EpisodeRecord]:
+    """Play each deal index in ``deals`` twice (A at seats 0+2, then 1+3), ``batch`` deals
+    side by side, each episode on its own env; the records are those of
+    :func:`play_episode` deal by deal, whatever ``batch``.
+
+    At each step every running episode makes one decision: the decisions waiting for a
+    stateless policy (:func:`canasta_env.batching.is_stateless`: heuristic, ONNX, a
+    checkpoint in deterministic mode) are answered by one call of it
+    (:func:`canasta_env.batching.act_rows`: ``act_batch`` with observations float32
+    ``[R, OBS_SIZE]`` and masks int8 ``[R, NUM_ACTIONS]`` when it has one, else ``act``
+    per row); any other policy (random) is forked once per episode slot
+    (:func:`canasta_env.batching.fork`) and reset per episode, as in
+    :func:`play_episode`, so its draws do not depend on the batch.
+
+    Args:
+        deals: deal indexes (any iterable, read lazily as slots free up).
+        out: list the records are appended to (a new list by default), deal by deal in
+            the order of ``deals`` as soon as a deal and all before it are finished; on
+            Ctrl-C every finished deal is appended (in that order) before the
+            ``KeyboardInterrupt`` goes on.
+        batch: deals in flight (>= 1).
+        on_deal: called with the deal index each time a deal (both seatings) finishes.
+
+    Returns:
+        ``out``.
+
+    Raises:
+        ValueError: a bad ``batch``; what a policy raises for its inputs.
+        TypeError: a stateful policy that cannot be forked (:func:`~canasta_env.batching.
+            fork`).
+        canasta_env.engine.IllegalActionError: a policy chose an illegal action.
+    """
+    check_batch(batch)
+    with _torch_single_thread():
+        return _play_deals(policy_a, policy_b, deals, seed, variant, games,
+                           [] if out is None else out, batch, on_deal)
+
+
+@contextlib.contextmanager
+def _torch_single_thread():
+    """torch (when a policy imported it) on one intra-op thread while the block runs: the
+    batches are small, and torch's thread pool spinning against other processes on a
+    loaded machine (a second worker, say) made batch-1 checkpoint play up to 30 times
+    slower. Restored afterwards."""
+    torch = sys.modules.get("torch")
+    if torch is None:
+        yield
+        return
+    old = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(old)
+
+
+def _play_deals(policy_a: Policy, policy_b: Policy, deals: Iterable[int], seed: int,
+                variant: str, games: bool, out: list[EpisodeRecord], batch: int,
+                on_deal: Callable[[int], None] | None) -> list[EpisodeRecord]:
+    todo = ((d, seating) for d in deals for seating in (0, 1))
+    shared = {id(p): p for p in (policy_a, policy_b) if is_stateless(p)}
+    slots: list[dict | None] = []  # per slot: its env and its forks of stateful policies
+    running: dict[int, _Episode] = {}  # slot -> episode
+    finished: dict[int, list[EpisodeRecord | None]] = {}  # deal -> records by seating
+    order: list[int] = []  # deals started, in order; order[flushed:] not yet in ``out``
+    flushed = 0
+
+    def start(slot: int) -> bool:
+        nxt = next(todo, None)
+        if nxt is None:
+            return False
+        d, seating = nxt
+        if seating == 0:
+            order.append(d)
+            finished[d] = [None, None]
+        if slots[slot] is None:
+            own = {i: p for i, p in ((id(p), p) for p in (policy_a, policy_b)) if i not in shared}
+            slots[slot] = {"env": make_env(variant, games),
+                           "pols": {i: fork(p) for i, p in own.items()}}
+        pols = {**shared, **slots[slot]["pols"]}
+        a, b = pols[id(policy_a)], pols[id(policy_b)]
+        seats = [a if p % 2 == seating else b for p in range(4)]
+        running[slot] = _Episode(slots[slot]["env"], seats, deal_seed(seed, d), d, seating)
+        return True
+
+    def done(ep: _Episode) -> None:
+        nonlocal flushed
+        recs = finished[ep.deal]
+        recs[ep.seating] = ep.record
+        if recs[0] is not None and recs[1] is not None and on_deal is not None:
+            on_deal(ep.deal)
+        while flushed < len(order) and None not in finished[order[flushed]]:
+            out.extend(finished.pop(order[flushed]))
+            flushed += 1
+
+    try:
+        for slot in range(2 * batch):
+            slots.append(None)
+            if not start(slot):
+                slots.pop()
+                break
+        while running:
+            # every running episode's decision, grouped by the policy object to ask
+            groups: dict[int, tuple[Policy, list[int], list, list]] = {}
+            for slot, ep in list(running.items()):
+                req = ep.request()
+                while req is None:  # over: record it, start the next episode here
+                    del running[slot]
+                    done(ep)
+                    if not start(slot):
+                        break
+                    ep = running[slot]
+                    req = ep.request()
+                if req is None:
+                    continue
+                seat, obs, mask = req
+                pol = ep.seats[seat]
+                g = groups.get(id(pol))
+                if g is None:
+                    g = groups[id(pol)] = (pol, [], [], [])
+                g[1].append(slot)
+                g[2].append(obs)
+                g[3].append(mask)
+            for pol, where, obs, masks in groups.values():
+                if len(where) == 1 and id(pol) not in shared:
+                    actions = [pol.act(obs[0], masks[0])]
+                else:
+                    actions = act_rows(pol, np.stack(obs), np.stack(masks))
+                for slot, action in zip(where, actions):
+                    running[slot].step(int(action))
+    except KeyboardInterrupt:
+        for d in order[flushed:]:  # the deals finished out of order
+            if None not in finished[d]:
+                out.extend(finished[d])
+        raise
     return out
 
 
@@ -237,12 +453,13 @@ MAX_WORKERS = 64
 _WORKER: dict = {}
 
 
-def _init_worker(spec_a: str, spec_b: str, variant: str = "classic") -> None:
+def _init_worker(spec_a: str, spec_b: str, variant: str = "classic", counter=None) -> None:
     # Ctrl-C reaches the whole process group: the parent stops the pool and prints what
     # was finished; the workers must not print tracebacks of their own
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _WORKER["a"] = load_policy(spec_a, variant=variant)
     _WORKER["b"] = load_policy(spec_b, variant=variant)
+    _WORKER["counter"] = counter
 
 
 @contextlib.contextmanager
@@ -260,9 +477,17 @@ def _sigint_ignored():
         signal.signal(signal.SIGINT, old)
 
 
-def _run_chunk(job: tuple[list[int], int, str, bool]) -> list[EpisodeRecord]:
-    deals, seed, variant, games = job
-    return play_deals(_WORKER["a"], _WORKER["b"], deals, seed, variant, games)
+def _count_deal(_deal: int) -> None:
+    counter = _WORKER.get("counter")
+    if counter is not None:
+        with counter.get_lock():
+            counter.value += 1
+
+
+def _run_chunk(job: tuple[list[int], int, str, bool, int]) -> list[EpisodeRecord]:
+    deals, seed, variant, games, batch = job
+    return play_deals(_WORKER["a"], _WORKER["b"], deals, seed, variant, games, batch=batch,
+                      on_deal=_count_deal)
 
 
 def _chunks(n: int, size: int) -> list[list[int]]:
@@ -355,30 +580,35 @@ def summarize(episodes: Sequence[EpisodeRecord], levels: Sequence[int],
 # ---------------------------------------------------------------------------- driver
 def play_match(a: str | Policy, b: str | Policy, deals: int, *, seed: int = 0,
                variant: str = "classic", games: bool = False, workers: int = 1,
-               progress: bool = False) -> list[EpisodeRecord]:
+               progress: bool = False, batch: int = DEFAULT_BATCH) -> list[EpisodeRecord]:
     """Play deals ``0 .. deals - 1`` twice each (seatings swapped); the records in deal
-    order, the same for every ``workers``.
+    order, the same for every ``workers`` and ``batch`` (and the same as
+    :func:`play_episode` deal after deal).
 
     Args:
         a, b: policy specs or policy objects (objects need ``workers=1``); both are
             checked against ``variant`` before the first deal (``reference``: the
             variant's reference policy, the heuristic while it has none).
         games: whole games per episode instead of one hand.
-        workers: processes (``spawn``); each loads its own policies from the specs.
-        progress: tqdm progress bar on stderr.
+        workers: processes (``spawn``); each loads its own policies from the specs and
+            plays contiguous chunks of deals.
+        progress: tqdm progress bar on stderr (hands or games, rate, time left).
+        batch: deals played side by side per process (:func:`play_deals`), >= 1.
 
     Raises:
-        ValueError: bad counts, or policy objects with ``workers > 1``; an unknown
-            variant (``canasta_env.engine.OptionsError``).
+        ValueError: bad counts or ``batch``, or policy objects with ``workers > 1``; an
+            unknown variant (``canasta_env.engine.OptionsError``).
         PolicySpecError: a spec names no policy.
         PolicyVariantError: a policy was built for another variant (a
             ``PolicySpecError``).
-        EvaluationInterrupted: Ctrl-C; its ``episodes`` are the deals finished.
+        EvaluationInterrupted: Ctrl-C; its ``episodes`` are the deals finished (in deal
+            order, both seatings each).
     """
     if not isinstance(deals, int) or deals < 1:
         raise ValueError(f"the number of deals must be a positive int, got {deals!r}")
     if not isinstance(workers, int) or isinstance(workers, bool) or not 1 <= workers <= MAX_WORKERS:
         raise ValueError(f"workers must be an int from 1 to {MAX_WORKERS}, got {workers!r}")
+    check_batch(batch)
     if workers > 1 and not (isinstance(a, str) and isinstance(b, str)):
         raise ValueError("workers > 1 needs policy specs (strings), not policy objects")
     workers = min(workers, deals)  # never more processes than deals
@@ -400,28 +630,46 @@ def play_match(a: str | Policy, b: str | Policy, deals: int, *, seed: int = 0,
         with tqdm(total=2 * deals, unit="game" if games else "hand", file=sys.stderr,
                   disable=not progress, desc=f"{_label(a)} vs {_label(b)}") as bar:
             if workers == 1:
-                for chunk in _chunks(deals, max(1, min(50, deals // 20))):
-                    play_deals(pol_a, pol_b, chunk, seed, variant, games, out=episodes)
-                    bar.update(2 * len(chunk))
+                play_deals(pol_a, pol_b, range(deals), seed, variant, games, out=episodes,
+                           batch=batch, on_deal=lambda _d: bar.update(2))
             else:
-                size = max(1, min(50, math.ceil(deals / (workers * 8))))
-                jobs = [(c, seed, variant, games) for c in _chunks(deals, size)]
                 ctx = multiprocessing.get_context("spawn")
+                counter = ctx.Value("q", 0)  # deals finished in all workers
+                jobs = [(c, seed, variant, games, batch)
+                        for c in _chunks(deals, _chunk_size(deals, workers, batch))]
                 with _sigint_ignored():  # the workers start with SIGINT ignored
-                    pool = ctx.Pool(workers, initializer=_init_worker, initargs=(a, b, variant))
+                    pool = ctx.Pool(workers, initializer=_init_worker,
+                                    initargs=(a, b, variant, counter))
                 with pool:
-                    for res in pool.imap(_run_chunk, jobs):
+                    results = pool.imap(_run_chunk, jobs)
+                    for _ in jobs:
+                        while True:
+                            try:
+                                res = results.next(timeout=0.2)
+                                break
+                            except multiprocessing.TimeoutError:
+                                bar.update(max(0, 2 * counter.value - bar.n))
                         episodes.extend(res)
-                        bar.update(len(res))
+                        bar.update(max(0, max(len(episodes), 2 * counter.value) - bar.n))
     except KeyboardInterrupt:
         del episodes[len(episodes) // 2 * 2:]  # a deal counts once both seatings are played
         raise EvaluationInterrupted(episodes, deals) from None
     return episodes
 
 
+def _chunk_size(deals: int, workers: int, batch: int) -> int:
+    """Deals per job of a worker: at most one batch (a job's deals are all in flight at
+    once; Ctrl-C loses at most the unfinished job of each worker), and at least four jobs
+    per worker when there are enough deals (a worker that finishes early takes over
+    work). The drain at the end of a job (fewer episodes left to batch) measured no
+    slower than one long stream."""
+    return max(1, min(batch, math.ceil(deals / (workers * 4))))
+
+
 def evaluate_policies(a: str | Policy, b: str | Policy, hands: int = 1000, *,
                       games: int | None = None, variant: str = "classic", seed: int = 0,
-                      workers: int = 1, progress: bool = False) -> dict:
+                      workers: int = 1, progress: bool = False,
+                      batch: int = DEFAULT_BATCH) -> dict:
     """Evaluate A against B on duplicate deals; returns the figures of :func:`summarize`
     plus the run's parameters (``a``, ``b``, ``seed``, ``variant``, ``workers``,
     ``seconds``).
@@ -433,9 +681,11 @@ def evaluate_policies(a: str | Policy, b: str | Policy, hands: int = 1000, *,
         games: play this many whole games (rounded up to even) instead of hands.
         workers: processes; the figures do not depend on it.
         progress: tqdm progress bar on stderr.
+        batch: deals played side by side per process (>= 1); the figures do not depend
+            on it.
 
     Raises:
-        ValueError: bad counts, or policy objects with ``workers > 1``; an unknown
+        ValueError: bad counts or ``batch``, or policy objects with ``workers > 1``; an unknown
             variant (``canasta_env.engine.OptionsError``).
         PolicySpecError: a spec names no policy.
         PolicyVariantError: a policy was built for another variant (a
@@ -452,7 +702,7 @@ def evaluate_policies(a: str | Policy, b: str | Policy, hands: int = 1000, *,
     unit = "game" if is_games else "hand"
     try:
         episodes = play_match(a, b, (count + 1) // 2, seed=seed, variant=variant,
-                              games=is_games, workers=workers, progress=progress)
+                              games=is_games, workers=workers, progress=progress, batch=batch)
     except EvaluationInterrupted as stop:
         out = summarize(stop.episodes, opening_levels(variant), unit)
         out.update(a=_label(a), b=_label(b), seed=seed, variant=variant, workers=workers,
@@ -464,6 +714,46 @@ def evaluate_policies(a: str | Policy, b: str | Policy, hands: int = 1000, *,
     out.update(a=_label(a), b=_label(b), seed=seed, variant=variant, workers=workers,
                seconds=round(time.perf_counter() - t0, 2))
     return out
+
+
+def measure_eval_hands_per_s(hands: int | None = None, seconds: float | None = None, *,
+                             seed: int = 0, batch: int = DEFAULT_BATCH) -> float:
+    """Evaluation speed: duplicate hands per second of ``reference`` against ``random``
+    (Classic), played by :func:`play_deals` in this process (one worker, ``batch`` deals
+    side by side); the policies are loaded before the clock starts.
+
+    Args:
+        hands: play this many hands (rounded up to even: two per deal), or
+        seconds: play deals until this much time has passed (the deals in flight then
+            finish and count). Default: ``hands=400``.
+        seed: evaluation seed (deals as in :func:`play_match`).
+        batch: deals in flight (>= 1).
+
+    Returns:
+        Hands finished divided by the wall time of playing them (``time.perf_counter``).
+
+    Raises:
+        ValueError: both or a non-positive ``hands`` / ``seconds``, a bad ``batch``.
+        PolicySpecError: the reference policy is not available.
+    """
+    if hands is not None and seconds is not None:
+        raise ValueError("give hands or seconds, not both")
+    if seconds is None:
+        hands = 400 if hands is None else hands
+        if not isinstance(hands, int) or isinstance(hands, bool) or hands < 1:
+            raise ValueError(f"hands must be a positive int, got {hands!r}")
+    elif not (isinstance(seconds, (int, float)) and math.isfinite(seconds) and seconds > 0):
+        raise ValueError(f"seconds must be a positive number, got {seconds!r}")
+    check_batch(batch)
+    a, b = load_policy("reference", variant="classic"), load_policy("random", variant="classic")
+    t0 = time.perf_counter()
+    if seconds is None:
+        deals: Iterable[int] = range((hands + 1) // 2)
+    else:
+        deadline = t0 + seconds
+        deals = itertools.takewhile(lambda _d: time.perf_counter() < deadline, itertools.count())
+    records = play_deals(a, b, deals, seed, batch=batch)
+    return len(records) / (time.perf_counter() - t0)
 
 
 def opening_levels(variant: str = "classic") -> list[int]:
@@ -528,6 +818,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--variant", default="classic", choices=["classic", "hand_and_foot"])
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--workers", type=positive_int, default=1)
+    p.add_argument("--batch", type=positive_int, default=DEFAULT_BATCH,
+                   help=f"deals played side by side per worker, one policy call per step for "
+                        f"all of them (default {DEFAULT_BATCH}; the figures do not depend on it)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = p.parse_args(argv)
@@ -536,7 +829,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         r = evaluate_policies(args.a, args.b, 1000 if args.hands is None else args.hands,
                               games=args.games, variant=args.variant, seed=args.seed,
-                              workers=args.workers, progress=not args.no_progress)
+                              workers=args.workers, progress=not args.no_progress,
+                              batch=args.batch)
     except EvaluationInterrupted as stop:
         r, played = stop.result, len(stop.episodes) // 2
         if args.json:
@@ -556,7 +850,8 @@ def main(argv: list[str] | None = None) -> int:
 
 __all__ = ["HandRecord", "EpisodeRecord", "EvaluationInterrupted", "deal_seed", "make_env", "play_episode",
            "play_deals", "play_match", "opening_levels", "summarize", "evaluate_policies",
-           "format_table", "wilson", "mean_ci", "main"]
+           "format_table", "wilson", "mean_ci", "main", "DEFAULT_BATCH", "check_batch",
+           "measure_eval_hands_per_s"]
 
 if __name__ == "__main__":
     raise SystemExit(main())

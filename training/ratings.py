@@ -28,11 +28,11 @@ import sys
 from canasta_env.bots.loader import PolicySpecError, load_policy
 from canasta_env.cli import ArgumentParser, fail, interrupted, positive_int
 
-from .evaluate import opening_levels, play_match, summarize
+from .evaluate import DEFAULT_BATCH, check_batch, opening_levels, play_match, summarize
 
 
 def round_robin(policies: list[str], hands: int, *, seed: int = 0, variant: str = "classic",
-                workers: int = 1, progress: bool = False) -> dict:
+                workers: int = 1, progress: bool = False, batch: int = DEFAULT_BATCH) -> dict:
     """Play every pair of ``policies`` (specs) and rate them.
 
     Returns:
@@ -40,9 +40,13 @@ def round_robin(policies: list[str], hands: int, *, seed: int = 0, variant: str 
         "pairs": [{"a", "b", "win_rate", "win_rate_ci", "mean_score_diff",
         "score_diff_ci", "hands"}, ...], "hands_per_pair": int, "seed": int}``
 
+    Args:
+        batch: deals played side by side per process (:func:`training.evaluate.play_deals`;
+            the ratings do not depend on it).
+
     Raises:
-        ValueError: fewer than two policies, a repeated policy, or a bad count; an
-            unknown variant (``canasta_env.engine.OptionsError``).
+        ValueError: fewer than two policies, a repeated policy, a bad count or
+            ``batch``; an unknown variant (``canasta_env.engine.OptionsError``).
         PolicySpecError: a spec names no policy.
         PolicyVariantError: a policy was built for another variant (a
             ``PolicySpecError``); raised before the first deal.
@@ -56,6 +60,7 @@ def round_robin(policies: list[str], hands: int, *, seed: int = 0, variant: str 
         raise ValueError(f"each policy may appear once, got {policies}")
     if not isinstance(hands, int) or isinstance(hands, bool) or hands < 1:
         raise ValueError(f"hands must be a positive int, got {hands!r}")
+    check_batch(batch)
     for spec in policies:  # fail before playing anything, a policy of another variant too
         load_policy(spec, variant=variant)
     deals = (hands + 1) // 2
@@ -63,7 +68,7 @@ def round_robin(policies: list[str], hands: int, *, seed: int = 0, variant: str 
     results = {}
     for a, b in pairs:
         results[a, b] = play_match(a, b, deals, seed=seed, variant=variant, workers=workers,
-                                   progress=progress)
+                                   progress=progress, batch=batch)
     model = PlackettLuce()
     ratings = {p: model.rating(name=p) for p in policies}
     for k in range(2 * deals):
@@ -118,12 +123,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--variant", default="classic", choices=["classic", "hand_and_foot"])
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--workers", type=positive_int, default=1)
+    p.add_argument("--batch", type=positive_int, default=DEFAULT_BATCH,
+                   help=f"deals played side by side per worker (default {DEFAULT_BATCH}; the "
+                        f"ratings do not depend on it)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--no-progress", action="store_true")
     args = p.parse_args(argv)
     try:
         r = round_robin(args.policies, args.hands, seed=args.seed, variant=args.variant,
-                        workers=args.workers, progress=not args.no_progress)
+                        workers=args.workers, progress=not args.no_progress,
+                        batch=args.batch)
     except KeyboardInterrupt:
         return interrupted(p.prog, "no ratings (a round robin is rated only when complete)")
     except (PolicySpecError, ValueError) as e:

@@ -23,8 +23,9 @@ logits        float32 [N, NUM_ACTIONS]    masked action logits, normalised as lo
 ``argmax(logits)`` is the policy's deterministic move; ``softmax(logits)`` its action
 probabilities. These are the same numbers as the checkpoint's
 ``training.checkpoint.CheckpointPolicy.logits`` (sb3-contrib's masked distribution).
-The batch size N is dynamic. The model's metadata records ``obs_size``,
-``num_actions``, the checkpoint and the package version.
+The batch size N is dynamic: :meth:`OnnxPolicy.act_batch` answers N decisions with one
+``session.run`` (batched evaluation, :mod:`canasta_env.batching`). The model's metadata
+records ``obs_size``, ``num_actions``, the checkpoint and the package version.
 """
 
 from __future__ import annotations
@@ -87,6 +88,10 @@ class OnnxPolicy:
         mask_type = {i.name: i.type for i in self.session.get_inputs()}["action_mask"]
         self._mask_dtype = np.int8 if mask_type == "tensor(int8)" else np.float32
 
+    #: deterministic and without memory: one instance may play many episodes side by
+    #: side (:mod:`canasta_env.batching`)
+    stateless = True
+
     def reset(self, seed: int | None = None) -> None:
         """Nothing to reset: the policy is deterministic."""
 
@@ -125,3 +130,22 @@ class OnnxPolicy:
         obs, mask = check_policy_inputs(observation, action_mask, self.obs_size,
                                         self.num_actions)
         return int(np.argmax(self.logits(obs, mask)))
+
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """Actions of a batch of decisions with one ``session.run``: int64 ``[B]``, the
+        argmax of each row's masked logits (row ``i`` as ``act(observations[i],
+        masks[i])``, up to float rounding of the batched matrix products).
+
+        Args:
+            observations: float32 ``[B, obs_size]``, ``B >= 1``.
+            masks: int8 or bool ``[B, num_actions]``, every row with a legal action.
+
+        Raises:
+            ValueError: the rows fail :func:`canasta_env.batching.check_policy_batch`
+                (``row I: <the message of check_policy_inputs>``), or the batch is not
+                2-D.
+        """
+        from ..batching import check_policy_batch
+
+        obs, mask = check_policy_batch(observations, masks, self.obs_size, self.num_actions)
+        return np.argmax(self.logits(obs, mask), axis=1).astype(np.int64)
