@@ -23,7 +23,8 @@ def test_training_benchmark_reports_each_figure_beside_its_peer():
 
     out = run("configs/smoke.yaml", 1.0)
     for k in ("ppo_env_steps_per_s", "peer_ppo_env_steps_per_s", "update_samples_per_s",
-              "peer_update_samples_per_s", "heuristic_us_per_decision"):
+              "peer_update_samples_per_s", "heuristic_us_per_decision", "eval_hands_per_s",
+              "peer_eval_hands_per_s"):
         assert out[k] > 0, k
     assert 0.0 < out["ppo_env_share"] < 1.0
     assert out["ppo_games"] == 8

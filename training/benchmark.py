@@ -18,8 +18,8 @@ Figures (all on this machine, in this process, one after the other):
   Peer: ``peer_update_samples_per_s``, the same with the card-class extractor computed as
   first written (:meth:`training.features.CardClassFeatures.forward_reference`).
 - ``eval_hands_per_s``: duplicate hands per second of ``reference`` vs ``random``
-  (:func:`training.evaluate.measure_eval_hands_per_s`); peer: the one-decision-at-a-time
-  path (``peer_eval_hands_per_s``).
+  (:func:`training.evaluate.measure_eval_hands_per_s`, one process, 64 deals in flight);
+  peer: the same with one deal at a time, one decision per call (``peer_eval_hands_per_s``).
 - ``heuristic_us_per_decision``: microseconds per heuristic decision on recorded
   positions, batched native heuristic; peer: the Python heuristic
   (``peer_heuristic_us_per_decision``).
@@ -134,12 +134,10 @@ def run(config: str, seconds: float) -> dict:
     out: dict = {"config": str(config), "torch_threads": cfg.torch_threads}
     out.update(measure_ppo(cfg, seconds))
     out["peer_ppo_env_steps_per_s"] = measure_ppo_peer(cfg, seconds / 2)
-    try:
-        from .evaluate import measure_eval_hands_per_s
-    except ImportError:
-        measure_eval_hands_per_s = None
-    if measure_eval_hands_per_s is not None:
-        out.update(measure_eval_hands_per_s(seconds))
+    from .evaluate import measure_eval_hands_per_s
+
+    out["eval_hands_per_s"] = measure_eval_hands_per_s(seconds=seconds / 4)
+    out["peer_eval_hands_per_s"] = measure_eval_hands_per_s(seconds=seconds / 8, batch=1)
     from canasta_env.benchmark import measure_heuristic
 
     h = measure_heuristic(seconds / 8)
