@@ -234,7 +234,12 @@ def check_policy_batch(observations, masks, obs_size: int | None = None,
 
 @runtime_checkable
 class Policy(Protocol):
-    """Anything that picks a legal action from one seat's observation and mask."""
+    """Anything that picks a legal action from one seat's observation and mask.
+
+    A policy may also have ``act_batch(observations, masks) -> np.ndarray``: float32
+    ``[B, N]`` observations and int8 or bool ``[B, A]`` masks to int64 ``[B]`` actions,
+    row ``i`` the action ``act`` gives for row ``i`` (:meth:`HeuristicPolicy.act_batch`;
+    inputs checked by :func:`check_policy_batch`)."""
 
     name: str
 
@@ -545,13 +550,28 @@ class HeuristicPolicy:
         if backend not in ("auto", "native", "python"):
             raise ValueError(f"HeuristicPolicy: backend must be 'auto', 'native' or 'python', "
                              f"got {backend!r}")
+        self._requested = backend
+        self._bind_backend()
+
+    def _bind_backend(self) -> None:
         self._core = None
-        if backend != "python":
+        if self._requested != "python":
             self._core, why = _native_heuristic(self)
-            if self._core is None and backend == "native":
+            if self._core is None and self._requested == "native":
                 raise ValueError(f"HeuristicPolicy: backend='native' is not available: {why}")
         #: ``"native"`` (core/heuristic.c) or ``"python"`` (this module): which one decides
         self.backend = "python" if self._core is None else "native"
+
+    def __getstate__(self) -> dict:
+        """Pickled without the native object: unpickling binds the backend again (in
+        another process: its own core, or the Python code if ``"auto"``)."""
+        state = self.__dict__.copy()
+        state["_core"] = None
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._bind_backend()
 
     def reset(self, seed: int | None = None) -> None:  # deterministic: nothing to reset
         pass

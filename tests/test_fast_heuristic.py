@@ -13,6 +13,8 @@ makes the decisions of the Python reference (``HeuristicPolicy(backend="python")
 
 from __future__ import annotations
 
+import copy
+import pickle
 from pathlib import Path
 
 import numpy as np
@@ -318,3 +320,17 @@ def test_backend_option():
     else:
         with pytest.raises(ValueError, match="the native core is not built"):
             HeuristicPolicy(backend="native")
+
+
+@pytest.mark.parametrize("backend", ["auto", "python"])
+def test_heuristic_pickles_and_copies_with_its_backend(recorded, backend):
+    obs, masks, expected = recorded[0][1]
+    pol = HeuristicPolicy(backend=backend, **SETTINGS[1][2])
+    for clone in (pickle.loads(pickle.dumps(pol)), copy.deepcopy(pol), copy.copy(pol)):
+        assert clone.backend == pol.backend
+        assert (clone.act_batch(obs[:500], masks[:500]) == expected[:500]).all()
+    if NATIVE:
+        from canasta_env.native._core import NativeHeuristic
+
+        core = pickle.loads(pickle.dumps(NativeHeuristic(4, 6, 2, 3, 1, [1] * 15)))
+        assert core.__reduce__()[1] == (4, 6, 2, 3, 1, [1] * 15)

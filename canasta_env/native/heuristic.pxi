@@ -106,6 +106,10 @@ cdef class NativeHeuristic:
         for c in range(CN_NC):
             self.p.pack[c] = pack[c]
 
+    def __reduce__(self):
+        return (NativeHeuristic, (self.p.cap, self.p.size, self.p.needed, self.p.stop_stock,
+                                  self.p.start_meld_hand, [self.p.pack[c] for c in range(CN_NC)]))
+
     def action(self, observation, action_mask):
         """The heuristic's action for one seat: ``observation`` float32 ``(202,)``
         (Classic) or ``(245,)`` (Hand and Foot), C-contiguous; ``action_mask`` int8

@@ -267,6 +267,16 @@ static void bn_shl(bn *a, int k) {  /* a <<= k, k >= 0 */
     a->n = n;
 }
 
+static void bn_shl1(bn *a) {  /* a <<= 1 in place */
+    uint32_t carry = 0;
+    for (int i = 0; i < a->n; i++) {
+        uint32_t x = a->d[i];
+        a->d[i] = (x << 1) | carry;
+        carry = x >> 31;
+    }
+    if (carry && a->n < BN_LIMBS) a->d[a->n++] = carry;
+}
+
 static int bn_bitlen(const bn *a) {
     if (!a->n) return 0;
     uint32_t top = a->d[a->n - 1];
@@ -291,16 +301,22 @@ static void bn_comb(bn *out, int n, int k) {
 static double bn_ratio(const bn *a, const bn *b) {
     if (!a->n) return 0.0;
     if (bn_cmp(a, b) == 0) return 1.0;
+    if (b->n <= 2 && bn_bitlen(b) <= 53) {  /* both exact doubles: one IEEE division */
+        double x = a->d[0], y = b->d[0];
+        if (a->n == 2) x += (double)a->d[1] * 4294967296.0;
+        if (b->n == 2) y += (double)b->d[1] * 4294967296.0;
+        return x / y;
+    }
     bn r = *a;
     int e = bn_bitlen(b) - bn_bitlen(a);
     bn_shl(&r, e);
-    if (bn_cmp(&r, b) < 0) { bn_shl(&r, 1); e++; }
+    if (bn_cmp(&r, b) < 0) { bn_shl1(&r); e++; }
     /* r in [b, 2b): a / b = (r / b) 2^-e; 55 bits of r / b, then a sticky bit */
     uint64_t q = 0;
     for (int i = 0; i < 55; i++) {
         q <<= 1;
         if (bn_cmp(&r, b) >= 0) { bn_sub(&r, b); q |= 1; }
-        bn_shl(&r, 1);
+        bn_shl1(&r);
     }
     uint64_t m = q >> 2;
     unsigned g = (unsigned)(q & 3);
@@ -335,15 +351,25 @@ static double p_at_least(hyper *h, int k, int successes) {
         bn_comb(&h->total, pop, d);
         h->have_total = 1;
     }
+    /* sum over x = k .. min(successes, draws) of T(x) = C(s, x) C(m, d - x), m = pop - s;
+     * T(x) = 0 while d - x > m; from the first nonzero term on,
+     * T(x + 1) = T(x) (s - x) (d - x) / ((x + 1) (m - d + x + 1)), an exact division */
+    int s = successes, m = pop - successes;
+    int top = s < d ? s : d;
+    int x = k > d - m ? k : d - m;
     bn sum, a, b, t;
     bn_set(&sum, 0);
-    int top = successes < d ? successes : d;
-    for (int x = k; x <= top; x++) {
-        bn_comb(&b, pop - successes, d - x);
-        if (!b.n) continue;
-        bn_comb(&a, successes, x);
+    if (x <= top) {
+        bn_comb(&a, s, x);
+        bn_comb(&b, m, d - x);
         bn_mul(&t, &a, &b);
-        bn_add(&sum, &t);
+        for (;;) {
+            bn_add(&sum, &t);
+            if (x == top) break;
+            bn_mul_small(&t, (uint32_t)((s - x) * (d - x)));
+            bn_div_small(&t, (uint32_t)((x + 1) * (m - d + x + 1)));
+            x++;
+        }
     }
     return bn_ratio(&sum, &h->total);
 }
