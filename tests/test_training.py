@@ -51,6 +51,15 @@ def test_shipped_configs_validate():
     ("ppo: {features: card_classes, class_channels: 0}\n", "ppo.class_channels"),
     ("ppo: {class_hidden: 100000000}\n", "ppo.class_hidden"),
     ("ppo: {class_channels: true}\n", "ppo.class_channels"),
+    # the batched env (the default vec_env): zero games, a batch that does not divide the
+    # rollout, a rollout buffer larger than memory allows; self-play only there
+    ("n_envs: 64\nppo: {n_steps: 64, batch_size: 500}\n",
+     "ppo.batch_size 500 does not divide the rollout n_steps.n_envs = 64.64 = 4096"),
+    ("n_envs: 65536\nppo: {n_steps: 100000}\n", "more than half this machine's memory"),
+    ("n_envs: 65537\n", "n_envs"),
+    ("vec_env: subproc\nn_envs: 65\n", "at most 64 processes"),
+    ("vec_env: subproc\nopponents: {self: 0.5}\n", "opponents.self needs vec_env: batched"),
+    ("opponents: {random: 0, heuristic: 0, snapshots: 0, self: -1}\n", "opponents.self"),
 ])
 def test_bad_config_is_a_clear_error(tmp_path, text, needle):
     p = tmp_path / "c.yaml"
