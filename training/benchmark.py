@@ -15,8 +15,8 @@ Figures (all on this machine, in this process, one after the other):
   heuristic opponents), measured by the batched env's own timers.
 - ``update_samples_per_s``: minibatch samples per second through one epoch of the
   config's network update (``model.train()`` with one epoch on a full rollout buffer).
-  Peer: ``peer_update_samples_per_s``, the same with the card-class extractor computed as
-  first written (:meth:`training.features.CardClassFeatures.forward_reference`).
+  Peer: ``peer_update_samples_per_s``, a plain MLP of the same widths (``features:
+  mlp``, no card-class extractor) on the same rollout buffer.
 - ``eval_hands_per_s``: duplicate hands per second of ``reference`` vs ``random``
   (:func:`training.evaluate.measure_eval_hands_per_s`, one process, 64 deals in flight);
   peer: the same with one deal at a time, one decision per call (``peer_eval_hands_per_s``).
@@ -84,11 +84,14 @@ def measure_ppo(cfg, seconds: float) -> dict:
     out = {"ppo_env_steps_per_s": steps / wall, "ppo_env_share": share,
            "ppo_games": cfg.n_envs, "ppo_seconds": wall}
     out["update_samples_per_s"] = _update_rate(model)
-    ext = model.policy.features_extractor
-    if hasattr(ext, "forward_reference"):
-        ext.forward = ext.forward_reference
-        out["peer_update_samples_per_s"] = _update_rate(model)
-        del ext.forward
+    if cfg.ppo.features != "mlp":  # peer: a plain MLP of the same widths, same buffer
+        plain = cfg.model_copy(update={"ppo": cfg.ppo.model_copy(update={"features": "mlp"})})
+        from stable_baselines3.common.logger import configure
+
+        peer = _model(plain, vec)
+        peer.set_logger(configure(None, []))
+        peer.rollout_buffer = model.rollout_buffer
+        out["peer_update_samples_per_s"] = _update_rate(peer)
     vec.close()
     return out
 

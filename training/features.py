@@ -84,34 +84,6 @@ class CardClassFeatures(BaseFeaturesExtractor):
             torch.nn.Linear(hidden, channels))
 
     def forward(self, observations: torch.Tensor) -> torch.Tensor:
-        # The shared MLP's first layer reads [class entries | class one-hot | globals].
-        # Split by those column blocks, it is one matmul per block: the globals' part is
-        # computed once per observation (not once per class), the one-hot part is a
-        # per-class bias -- the same function as ``self.shared`` on the concatenation
-        # (``forward_reference``), at a fraction of the cost.
-        b = observations.shape[0]
-        first = self.shared[0]
-        k = self.class_idx.shape[1]
-        w_class = first.weight[:, :k]
-        w_onehot = first.weight[:, k:k + NUM_CLASSES]
-        w_glob = first.weight[:, k + NUM_CLASSES:]
-        padded = torch.cat([observations, observations.new_zeros(b, 1)], dim=1)
-        per_class = padded[:, self.class_idx].reshape(b * NUM_CLASSES, k)  # [B*15, 12]
-        # per-observation part (globals) + per-class part (one-hot column + bias), added in
-        # place into the class matmul's output: the [B*15, H] activations are the cost here
-        # (memory traffic), so no extra copies of them are made
-        glob = observations[:, self.global_idx] @ w_glob.t()                 # [B, H]
-        h = torch.mm(per_class, w_class.t()).view(b, NUM_CLASSES, -1)         # [B, 15, H]
-        h.add_(glob.unsqueeze(1)).add_((w_onehot.t() + first.bias).unsqueeze(0))
-        h = torch.relu_(h).view(b * NUM_CLASSES, -1)
-        second, third = self.shared[2], self.shared[4]
-        h = torch.relu_(torch.addmm(second.bias, h, second.weight.t()))
-        h = torch.addmm(third.bias, h, third.weight.t())                      # [B*15, C]
-        return torch.cat([observations, h.view(b, -1)], dim=1)
-
-    def forward_reference(self, observations: torch.Tensor) -> torch.Tensor:
-        """The extractor as first written (the shared MLP on the concatenated
-        per-class inputs); :meth:`forward` computes the same function faster."""
         b = observations.shape[0]
         padded = torch.cat([observations, observations.new_zeros(b, 1)], dim=1)
         per_class = padded[:, self.class_idx]                              # [B, 15, 12]
