@@ -111,6 +111,14 @@ def log_of(client, game_id: str) -> list[dict]:
         moves += page["moves"]
 
 
+def test_a_move_log_page_after_a_seq_past_int64_is_empty_not_a_500(client):
+    body = new_game(client, ["human", "bot", "bot", "bot"], seed=3)
+    for after in (2**63, 2**70):
+        r = client.get(f"/games/{body['game_id']}/moves", params={"after": after})
+        assert r.status_code == 200, r.text
+        assert r.json()["moves"] == []
+
+
 def test_four_bots_play_a_whole_game_in_the_background(client):
     body = new_game(client, ["bot"] * 4, seed=7, auto_deal=True)
     assert body["tokens"] == [None] * 4 and body["view"]["status"] == "running"
