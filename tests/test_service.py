@@ -284,6 +284,11 @@ def test_bad_actions_leave_the_game_unchanged(client, app):
         (lambda: post(url, json={"seat": on_turn, "action": illegal}), 400,
          f"illegal action {illegal}"),
         (lambda: post(url, json={"seat": on_turn, "action": 999}), 400, "outside 0..90"),
+        # more digits than int() reads (4,300): a 400, not a 500
+        (lambda: post(url, json={"seat": on_turn, "action": "9" * 5000}), 400,
+         "action id 999999999999... (5000 digits) is outside 0..90"),
+        (lambda: post(url, json={"seat": on_turn, "action": "0" * 4999 + str(illegal)}),
+         400, f"illegal action {illegal}"),
         (lambda: post(url, json={"seat": on_turn, "action": "dance a jig"}), 400,
          "action is described as"),
         (lambda: post(url, json={"seat": on_turn, "action": describe(illegal)}), 400, "illegal"),

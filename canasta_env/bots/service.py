@@ -697,7 +697,11 @@ class Service:
         if isinstance(action, str):
             text = action.strip()
             if text.isascii() and text.isdigit():
-                return int(text)
+                digits = text.lstrip("0") or "0"
+                if len(digits) > 12:  # no id is that long; int() refuses over 4,300 digits
+                    raise ServiceError(400, f"action id {digits[:12]}... ({len(digits)} digits) "
+                                            f"is outside 0..{game.table.num_actions - 1}")
+                return int(digits)
             try:
                 return game.table.parse(text)
             except ValueError as e:
