@@ -275,3 +275,5 @@ def test_bad_options_are_refused():
         BatchedPartnershipVecEnv(2, pool={"random": -1.0})
     with pytest.raises(ValueError, match="reward must be 'score_diff' or 'win_loss'"):
         BatchedPartnershipVecEnv(2, reward="points")
+    with pytest.raises(ValueError, match="max_decisions must be an int >= 1, got True"):
+        BatchedPartnershipVecEnv(2, max_decisions=True)  # raw_env refuses a bool too
