@@ -55,6 +55,30 @@ def test_redeal_starts_the_next_episode_of_those_games_only():
         vg.redeal([3])
 
 
+def test_redeal_refuses_a_bool_mask_or_floats_and_changes_nothing():
+    # a bool mask read as indices would redeal games 0 and 1 instead of game 2
+    vg = VectorGames(4, seed=2)
+    before = [vg.position(i) for i in range(4)]
+    with pytest.raises(TypeError, match=r"games must be integer indices, got dtype bool"):
+        vg.redeal(np.array([False, False, True, False]))
+    with pytest.raises(TypeError, match=r"games must be integer indices, got dtype float64"):
+        vg.redeal([1.7])
+    with pytest.raises(IndexError, match="game index 18446744073709551615 is outside 0..3"):
+        vg.redeal(np.array([2**64 - 1], np.uint64))
+    assert [vg.position(i) for i in range(4)] == before
+    vg.redeal([])  # nothing to redeal
+    vg.redeal(np.array([], np.int64))
+    assert [vg.position(i) for i in range(4)] == before
+
+
+@pytest.mark.parametrize("scale", [float("nan"), float("inf"), 0.0, -0.001])
+def test_a_reward_scale_that_is_not_a_positive_number_is_refused(scale):
+    with pytest.raises(ValueError, match=r"reward_scale must be a positive finite number, got"):
+        VectorGames(2, reward_scale=scale)
+    with pytest.raises(ValueError, match=r"reward_scale must be a positive finite number, got"):
+        BatchedPartnershipVecEnv(2, reward_scale=scale)
+
+
 def test_sampled_starting_scores_cover_every_band_and_minimum():
     assert SCORE_BANDS == ((-1000, -5), (0, 1495), (1500, 2995), (3000, 4995))
     vg = VectorGames(400, seed=1, starting_scores="sample")
@@ -251,3 +275,5 @@ def test_bad_options_are_refused():
         BatchedPartnershipVecEnv(2, pool={"random": -1.0})
     with pytest.raises(ValueError, match="reward must be 'score_diff' or 'win_loss'"):
         BatchedPartnershipVecEnv(2, reward="points")
+    with pytest.raises(ValueError, match="max_decisions must be an int >= 1, got True"):
+        BatchedPartnershipVecEnv(2, max_decisions=True)  # raw_env refuses a bool too

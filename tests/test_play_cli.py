@@ -62,3 +62,16 @@ def test_whole_game_in_process():
     assert "Game over: you " in text or "Game over: tie" in text
     hands = text.count(" is over.")
     assert hands >= 2 and text.count("Dealing hand") == hands - 1
+
+
+def test_non_ascii_digits_and_huge_numbers_are_bad_lines_not_a_crash():
+    from canasta_env.bots.play import _ask
+    from canasta_env.engine import Game
+
+    game = Game(seed=3)
+    answers = iter(["²", "9" * 5000, "1"])
+    said: list[str] = []
+    action = _ask(game, game.to_move, lambda prompt: next(answers), said.append)
+    assert action == game.legal_actions()[0]
+    assert "  '²' is neither a number from the list nor a move description" in said
+    assert f"  no move {'9' * 12}... (5000 digits): choose 1..{len(game.legal_actions())}" in said

@@ -111,6 +111,14 @@ def log_of(client, game_id: str) -> list[dict]:
         moves += page["moves"]
 
 
+def test_a_move_log_page_after_a_seq_past_int64_is_empty_not_a_500(client):
+    body = new_game(client, ["human", "bot", "bot", "bot"], seed=3)
+    for after in (2**63, 2**70):
+        r = client.get(f"/games/{body['game_id']}/moves", params={"after": after})
+        assert r.status_code == 200, r.text
+        assert r.json()["moves"] == []
+
+
 def test_four_bots_play_a_whole_game_in_the_background(client):
     body = new_game(client, ["bot"] * 4, seed=7, auto_deal=True)
     assert body["tokens"] == [None] * 4 and body["view"]["status"] == "running"
@@ -276,6 +284,11 @@ def test_bad_actions_leave_the_game_unchanged(client, app):
         (lambda: post(url, json={"seat": on_turn, "action": illegal}), 400,
          f"illegal action {illegal}"),
         (lambda: post(url, json={"seat": on_turn, "action": 999}), 400, "outside 0..90"),
+        # more digits than int() reads (4,300): a 400, not a 500
+        (lambda: post(url, json={"seat": on_turn, "action": "9" * 5000}), 400,
+         "action id 999999999999... (5000 digits) is outside 0..90"),
+        (lambda: post(url, json={"seat": on_turn, "action": "0" * 4999 + str(illegal)}),
+         400, f"illegal action {illegal}"),
         (lambda: post(url, json={"seat": on_turn, "action": "dance a jig"}), 400,
          "action is described as"),
         (lambda: post(url, json={"seat": on_turn, "action": describe(illegal)}), 400, "illegal"),

@@ -60,6 +60,11 @@ def test_shipped_configs_validate():
     ("vec_env: subproc\nn_envs: 65\n", "at most 64 processes"),
     ("vec_env: subproc\nopponents: {self: 0.5}\n", "opponents.self needs vec_env: batched"),
     ("opponents: {random: 0, heuristic: 0, snapshots: 0, self: -1}\n", "opponents.self"),
+    # snapshots alone: nothing to play the first hands (no snapshot is saved yet)
+    ("opponents: {random: 0, heuristic: 0, snapshots: 1}\n",
+     "opponents.snapshots cannot be the only opponent"),
+    ("vec_env: subproc\nopponents: {random: 0, heuristic: 0, snapshots: 1}\n",
+     "opponents.snapshots cannot be the only opponent"),
 ])
 def test_bad_config_is_a_clear_error(tmp_path, text, needle):
     p = tmp_path / "c.yaml"

@@ -88,7 +88,8 @@ class BatchedPartnershipVecEnv(VecEnv):
             raise ValueError(f"num_games must be an int >= 1, got {num_games!r}")
         if reward not in ("score_diff", "win_loss"):
             raise ValueError(f"reward must be 'score_diff' or 'win_loss', got {reward!r}")
-        if not (isinstance(max_decisions, int) and max_decisions >= 1):
+        if isinstance(max_decisions, bool) or not (isinstance(max_decisions, int)
+                                                   and max_decisions >= 1):
             raise ValueError(f"max_decisions must be an int >= 1, got {max_decisions!r}")
         pool = dict(pool if pool is not None else {"random": 0.3, "heuristic": 0.7})
         unknown = set(pool) - {"random", "heuristic", "self"}

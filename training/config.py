@@ -59,6 +59,11 @@ class OpponentConfig(BaseModel):
     def _some_weight(self) -> "OpponentConfig":
         if self.random + self.heuristic + self.snapshots + self.self_play <= 0:
             raise ValueError("opponent weights must not all be zero")
+        if self.random + self.heuristic + self.self_play <= 0:
+            # the envs draw the first hands' opponents before any snapshot is saved
+            raise ValueError("opponents.snapshots cannot be the only opponent: no snapshot "
+                             "exists when the first hands are dealt; give random, heuristic "
+                             "or self a weight too")
         return self
 
 

@@ -76,8 +76,12 @@ def _ask(game: Game, me: int, read, out) -> int:
         if text.lower() in ("table", "t", "?", "help"):
             _show(game, me, legal, out)
             continue
-        if text.isdigit():
-            k = int(text)
+        if text.isascii() and text.isdigit():  # int() refuses '²' and over 4,300 digits
+            digits = text.lstrip("0") or "0"
+            if len(digits) > 12:
+                out(f"  no move {digits[:12]}... ({len(digits)} digits): choose 1..{len(legal)}")
+                continue
+            k = int(digits)
             if 1 <= k <= len(legal):
                 return legal[k - 1]
             out(f"  no move {k}: choose 1..{len(legal)}")

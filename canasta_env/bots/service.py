@@ -617,7 +617,10 @@ class Service:
             raise ServiceError(400, f"limit must be 1..{MAX_LOG_PAGE}, got {limit}")
         return {"game_id": game_id, "decisions": row.decisions,
                 "moves": [with_words(m) for m in
-                          self.store.move_log(game_id, max(0, after), limit)]}
+                          # no seq comes near 2**62: a larger ``after`` (even past the
+                          # database's 64-bit ints) is an empty page, not an overflow
+                          self.store.move_log(game_id, min(max(0, after), 2**62),
+                                              limit)]}
 
     def replay(self, game_id: str, token: str | None = None, seat: int | None = None) -> dict:
         """The game replayed from its deal as the token's seat saw it (the public view
@@ -694,7 +697,11 @@ class Service:
         if isinstance(action, str):
             text = action.strip()
             if text.isascii() and text.isdigit():
-                return int(text)
+                digits = text.lstrip("0") or "0"
+                if len(digits) > 12:  # no id is that long; int() refuses over 4,300 digits
+                    raise ServiceError(400, f"action id {digits[:12]}... ({len(digits)} digits) "
+                                            f"is outside 0..{game.table.num_actions - 1}")
+                return int(digits)
             try:
                 return game.table.parse(text)
             except ValueError as e:

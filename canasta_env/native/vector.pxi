@@ -89,6 +89,8 @@ cdef class VectorGames:
                  starting_scores=(0, 0), starting_round=1):
         if options is None:
             options = classic()
+        if not (0 < reward_scale < float("inf")):  # NaN fails too
+            raise ValueError(f"reward_scale must be a positive finite number, got {reward_scale!r}")
         cdef cn_options o
         _fill_options(&o, options)
         self.n_rounds = max(options.rounds, 1)
@@ -263,9 +265,15 @@ cdef class VectorGames:
         their ``rewards`` rows are zeroed, ``dones`` False, the other arrays rewritten.
 
         Raises:
-            IndexError: an index outside ``0..num_games-1`` (nothing was changed).
+            TypeError: ``games`` not integers (a bool mask: pass ``np.flatnonzero(mask)``).
+            IndexError: an index outside ``0..num_games-1``.
+            In both cases nothing was changed.
         """
-        idx = [int(g) for g in np.asarray(games, dtype=np.int64).reshape(-1)]
+        arr = np.asarray(games).reshape(-1)
+        if arr.size and arr.dtype.kind not in "iu":
+            raise TypeError(f"games must be integer indices, got dtype {arr.dtype} (for a bool "
+                            f"mask pass np.flatnonzero(mask))")
+        idx = [int(g) for g in arr]
         for g in idx:
             if not 0 <= g < self.num_games:
                 raise IndexError(f"game index {g} is outside 0..{self.num_games - 1}")
