@@ -277,3 +277,37 @@ def test_bad_options_are_refused():
         BatchedPartnershipVecEnv(2, reward="points")
     with pytest.raises(ValueError, match="max_decisions must be an int >= 1, got True"):
         BatchedPartnershipVecEnv(2, max_decisions=True)  # raw_env refuses a bool too
+
+
+def test_win_loss_survives_a_tiny_reward_scale_and_reset_replays_sides():
+    """win_loss is the sign of the unscaled score difference (a reward_scale of 1e-50
+    would underflow in float32), and a second reset replays the same deals with the same
+    learner sides and opponents."""
+    env = BatchedPartnershipVecEnv(16, "classic", {"random": 0.5, "heuristic": 0.5}, seed=4,
+                                   reward="win_loss", reward_scale=1e-50)
+    env.reset()
+    first = (env.team.copy(), env.opponent_kind.copy(), env.vg.observations.copy())
+    ends = []
+    for _ in range(400):
+        env.step_async(env.action_masks().argmax(axis=1))
+        _, rew, done, _ = env.step_wait()
+        ends += rew[done].tolist()
+    assert ends and set(ends) <= {-1.0, 0.0, 1.0} and {-1.0, 1.0} <= set(ends)
+    env.reset()
+    assert np.array_equal(env.team, first[0]) and np.array_equal(env.opponent_kind, first[1])
+    assert np.array_equal(env.vg.observations, first[2])
+    with pytest.raises(ValueError, match="reward_scale must be a positive finite number"):
+        BatchedPartnershipVecEnv(2, reward="win_loss", reward_scale=float("nan"))
+
+
+def test_vector_games_seed_types_and_duplicate_redeals():
+    vg = VectorGames(2, seed=5)
+    for bad in ("12", [1.5, 2.5], 2.0, True, [True, 1]):
+        with pytest.raises(TypeError, match="seed must be an int or a sequence of 2 ints"):
+            vg.reset(bad)
+    vg.reset([7, 8])
+    once = VectorGames(2, seed=0)
+    once.reset([7, 8])
+    vg.redeal([0, 0])  # listed twice, dealt once
+    once.redeal([0])
+    assert vg.position(0) == once.position(0)

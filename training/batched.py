@@ -99,7 +99,14 @@ class BatchedPartnershipVecEnv(VecEnv):
         if any(not np.isfinite(w) or w < 0 for w in pool.values()):
             raise ValueError(f"opponent weights must be finite and >= 0, got {pool}")
         self.rules = preset(variant)
-        self.vg = VectorGames(num_games, self.rules, seed=seed, reward_scale=reward_scale,
+        if isinstance(reward_scale, bool) or not isinstance(reward_scale, (int, float)) or \
+                not (np.isfinite(reward_scale) and reward_scale > 0):
+            raise ValueError(f"reward_scale must be a positive finite number, got "
+                             f"{reward_scale!r}")
+        # win_loss takes the sign of the unscaled score difference (a tiny reward_scale
+        # would underflow to 0 in float32)
+        self.vg = VectorGames(num_games, self.rules, seed=seed,
+                              reward_scale=1.0 if reward == "win_loss" else reward_scale,
                               starting_scores=starting_scores, starting_round=starting_round)
         obs_space = gym.spaces.Box(0.0, np.inf, (self.vg.obs_size,), np.float32)
         self.render_mode = None
@@ -228,6 +235,7 @@ class BatchedPartnershipVecEnv(VecEnv):
         ``(num_games, obs_size)``."""
         t0 = time.perf_counter()
         self.vg.reset(self._seed)
+        self._rng = np.random.default_rng(self._seed)  # the same sides and opponents too
         self._game_snapshot: dict[int, str] = {}
         self._draw(self._rows)
         self.hand_decisions[:] = 0

@@ -136,10 +136,22 @@ cdef class VectorGames:
 
     def reset(self, seed=0):
         """Deal every game afresh: ``seed`` an int (game i gets ``seed + i``) or a
-        sequence of ``num_games`` ints (one seed per game). Returns ``observations``."""
-        if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
+        sequence of ``num_games`` ints (one seed per game). Returns ``observations``.
+
+        Raises:
+            TypeError: a seed that is not an int (bools, floats and strings included).
+            ValueError: a sequence of the wrong length. Nothing was changed.
+        """
+        def is_int(x):
+            return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
+
+        if is_int(seed):
             seeds = [int(seed) + i for i in range(self.num_games)]
         else:
+            if isinstance(seed, (str, bytes)) or not hasattr(seed, "__len__") or \
+                    not all(is_int(x) for x in seed):
+                raise TypeError(f"seed must be an int or a sequence of {self.num_games} ints, "
+                                f"got {seed!r}"[:200])
             seeds = [int(x) for x in seed]
             if len(seeds) != self.num_games:
                 raise ValueError(f"reset needs {self.num_games} seeds, got {len(seeds)}")
@@ -273,7 +285,7 @@ cdef class VectorGames:
         if arr.size and arr.dtype.kind not in "iu":
             raise TypeError(f"games must be integer indices, got dtype {arr.dtype} (for a bool "
                             f"mask pass np.flatnonzero(mask))")
-        idx = [int(g) for g in arr]
+        idx = sorted({int(g) for g in arr})  # a game listed twice is dealt once
         for g in idx:
             if not 0 <= g < self.num_games:
                 raise IndexError(f"game index {g} is outside 0..{self.num_games - 1}")
