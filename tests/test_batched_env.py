@@ -275,6 +275,10 @@ def test_bad_options_are_refused():
         BatchedPartnershipVecEnv(2, pool={"random": -1.0})
     with pytest.raises(ValueError, match="reward must be 'score_diff' or 'win_loss'"):
         BatchedPartnershipVecEnv(2, reward="points")
+    with pytest.raises(ValueError, match=r"pool must be a dict of weights such as \{'random'"):
+        BatchedPartnershipVecEnv(2, pool=[(0.5, None)])
+    with pytest.raises(ValueError, match=r"call set_learner\(model.policy\) before reset"):
+        BatchedPartnershipVecEnv(2, pool={"self": 1.0}).reset()
     with pytest.raises(ValueError, match="max_decisions must be an int >= 1, got True"):
         BatchedPartnershipVecEnv(2, max_decisions=True)  # raw_env refuses a bool too
 

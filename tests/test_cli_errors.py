@@ -263,3 +263,19 @@ def test_parser_error_is_one_line(capsys):
         p.parse_args(["--n", "-3"])
     assert e.value.code == 2
     assert capsys.readouterr().err == "prog: error: argument --n: must be a positive int, got '-3'\n"
+
+
+def test_service_without_the_bots_extra_is_one_line(monkeypatch, capsys):
+    """``python -m canasta_env.bots.service`` after installing only the training extra:
+    one line naming the extra, exit code 2 (not a traceback from inside create_app)."""
+    import importlib.util
+
+    from canasta_env.bots import service
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "fastapi" else real(name, *a))
+    assert service.main(["--port", "0"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1
+    assert "the service needs fastapi: install the bots extra" in err[0]

@@ -117,3 +117,19 @@ def test_readme_partnership_env_example_runs(capsys, monkeypatch):
     assert "hand scores (A, B)" in out
     assert namespace["done"] or namespace["truncated"]
     assert len(namespace["info"]["hand_scores"]) == 2
+
+
+def test_readme_batched_env_example_runs(capsys, monkeypatch):
+    pytest.importorskip("sb3_contrib")
+    from canasta_env.native import available
+
+    if not available:
+        pytest.fail("the native core is not built (pip install -e . builds it)")
+    code = readme_example("batched-env")
+    monkeypatch.chdir(ROOT)
+    namespace: dict = {"__name__": "readme_example"}
+    exec(compile(code, "README.md", "exec"), namespace)
+    out = capsys.readouterr().out
+    assert "hands finished; learner sides {0, 1}" in out
+    assert namespace["model"].num_timesteps == 2048
+    assert namespace["env"].hands_finished > 0

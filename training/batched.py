@@ -91,6 +91,9 @@ class BatchedPartnershipVecEnv(VecEnv):
         if isinstance(max_decisions, bool) or not (isinstance(max_decisions, int)
                                                    and max_decisions >= 1):
             raise ValueError(f"max_decisions must be an int >= 1, got {max_decisions!r}")
+        if pool is not None and not isinstance(pool, dict):
+            raise ValueError(f"pool must be a dict of weights such as {{'random': 0.3, "
+                             f"'heuristic': 0.7, 'self': 0.0}}, got {pool!r}"[:300])
         pool = dict(pool if pool is not None else {"random": 0.3, "heuristic": 0.7})
         unknown = set(pool) - {"random", "heuristic", "self"}
         if unknown:
@@ -177,10 +180,9 @@ class BatchedPartnershipVecEnv(VecEnv):
             for j in range(len(self._snapshot_paths)):
                 kinds.append(SNAPSHOT + j)
                 weights.append(each)
-        if self._learner is None and SELF in kinds:  # before set_learner: no self yet
-            j = kinds.index(SELF)
-            kinds.pop(j)
-            weights.pop(j)
+        if self._learner is None and SELF in kinds:
+            raise ValueError("the pool has 'self' opponents, which play the learner's "
+                             "network: call set_learner(model.policy) before reset()")
         if not kinds:
             raise ValueError("no opponent to draw: every pool weight is zero")
         p = np.asarray(weights, float)

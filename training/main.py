@@ -47,7 +47,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         cfg = load_config(args.config, total_timesteps=args.total_timesteps)
         final = cfg.run_dir / "final.zip"
-        if final.exists():
+        trained = not final.exists()
+        if not trained:
             print(f"{final} exists: evaluating it (delete it or change run_name to retrain)")
         else:
             final = train(cfg)
@@ -59,7 +60,8 @@ def main(argv: list[str] | None = None) -> int:
         return interrupted(p.prog, "training stopped; checkpoints saved so far are kept")
     t_train = time.time() - t0
     hands = args.eval_hands or cfg.eval.final_hands
-    print(f"\ntrained {final} in {t_train / 60:.1f} min; evaluating on {hands} duplicate hands")
+    what = f"trained {final} in {t_train / 60:.1f} min" if trained else str(final)
+    print(f"\n{what}; evaluating on {hands} duplicate hands")
     for opponent in ("random", "heuristic"):
         try:
             res = evaluate_policies(str(final), opponent, hands, seed=cfg.eval.seed,

@@ -128,6 +128,7 @@ it.
 from __future__ import annotations
 
 import hmac
+import importlib.util
 import logging
 import secrets
 import socket
@@ -1294,6 +1295,11 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     p.add_argument("--log-level", default="info",
                    choices=["critical", "error", "warning", "info", "debug", "trace"])
     args = p.parse_args(argv)
+    missing = [m for m in ("fastapi", "uvicorn", "sqlalchemy")
+               if importlib.util.find_spec(m) is None]
+    if missing:
+        return fail(p.prog, f"the service needs {', '.join(missing)}: install the bots extra "
+                            f"(pip install -e \".[bots]\")")
     bound: list[socket.socket] = []
     try:
         # the policy is loaded first, then the port bound, then the database opened
