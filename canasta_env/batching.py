@@ -28,16 +28,17 @@ from typing import Any
 
 import numpy as np
 
-from .policies import OBS_MAX, HeuristicPolicy, check_policy_inputs
+from .policies import HeuristicPolicy
+from .policies import check_policy_batch as _check_rows
 
 __all__ = ["act_rows", "check_policy_batch", "fork", "is_stateless"]
 
 
 def check_policy_batch(observations, masks, obs_size: int | None = None,
                        num_actions: int | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Validate a batch of decisions before a policy acts on it: every row must pass
-    :func:`canasta_env.policies.check_policy_inputs` (with the same ``obs_size`` and
-    ``num_actions``). Vectorised; a bad row is reported with that function's message.
+    """Validate a batch of decisions before a policy acts on it:
+    :func:`canasta_env.policies.check_policy_batch` (every row passes
+    :func:`~canasta_env.policies.check_policy_inputs`), and at least one row.
 
     Args:
         observations: float ``[B, OBS_SIZE]`` (float32 from the env), ``B >= 1``.
@@ -49,42 +50,14 @@ def check_policy_batch(observations, masks, obs_size: int | None = None,
         (observations as float32, masks as int8), both 2-D (copies only when converted).
 
     Raises:
-        ValueError: not 2-D, different row counts, an empty batch, or a bad row:
-            ``row I: <the message of check_policy_inputs>``.
+        ValueError: :func:`canasta_env.policies.check_policy_batch`'s messages (not 2-D,
+            different row counts, ``row I: <the message of check_policy_inputs>``), or an
+            empty batch.
     """
-    try:
-        obs = np.asarray(observations)
-        mask = np.asarray(masks)
-    except (TypeError, ValueError) as e:
-        raise ValueError(f"observations and masks must be numeric arrays ({e})") from None
-    if obs.ndim != 2:
-        raise ValueError(f"observations must be 2-D [B, OBS_SIZE] (one row per decision), "
-                         f"got shape {obs.shape}")
-    if mask.ndim != 2:
-        raise ValueError(f"masks must be 2-D [B, NUM_ACTIONS] (one row per decision), got "
-                         f"shape {mask.shape}")
-    if obs.shape[0] != mask.shape[0]:
-        raise ValueError(f"observations have {obs.shape[0]} rows and masks {mask.shape[0]}; "
-                         f"they must match")
+    obs, mask = _check_rows(observations, masks, obs_size, num_actions)
     if obs.shape[0] == 0:
         raise ValueError("an empty batch (0 rows); a batch needs at least one decision")
-    # row 0 settles sizes and dtypes (shared by all rows); the values are checked at once
-    _row(0, obs, mask, obs_size, num_actions)
-    ok = bool(np.isfinite(obs).all() and (obs >= 0).all() and (obs <= OBS_MAX).all())
-    if mask.dtype != np.bool_:
-        ok = ok and bool(((mask == 0) | (mask == 1)).all())
-    ok = ok and bool(mask.any(axis=1).all())
-    if not ok:
-        for i in range(obs.shape[0]):
-            _row(i, obs, mask, obs_size, num_actions)
-    return obs.astype(np.float32, copy=False), mask.astype(np.int8, copy=False)
-
-
-def _row(i: int, obs: np.ndarray, mask: np.ndarray, obs_size, num_actions) -> None:
-    try:
-        check_policy_inputs(obs[i], mask[i], obs_size, num_actions)
-    except ValueError as e:
-        raise ValueError(f"row {i}: {e}") from None
+    return obs, mask
 
 
 def act_rows(policy: Any, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
