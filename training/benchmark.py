@@ -14,7 +14,8 @@ Figures (all on this machine, in this process, one after the other):
   forward or backward pass and the optimiser (stepping games and deciding random and
   heuristic opponents), measured by the batched env's own timers.
 - ``update_samples_per_s``: minibatch samples per second through one epoch of the
-  config's network update (``model.train()`` with one epoch on a full rollout buffer).
+  config's network update (``model.train()`` with one epoch on a full rollout buffer,
+  best of 10 rounds).
   Peer: ``peer_update_samples_per_s``, a plain MLP of the same widths (``features:
   mlp``, no card-class extractor) on the same rollout buffer.
 - ``eval_hands_per_s``: duplicate hands per second of ``reference`` vs ``random``
@@ -96,9 +97,10 @@ def measure_ppo(cfg, seconds: float) -> dict:
     return out
 
 
-def _update_rate(model, rounds: int = 3) -> float:
+def _update_rate(model, rounds: int = 10) -> float:
     """Minibatch samples per second through one epoch of ``model.train()`` on its full
-    rollout buffer (best of ``rounds``)."""
+    rollout buffer (best of ``rounds``: one epoch of the default config is about 0.1 s, so
+    a few rounds are at the mercy of one interruption)."""
     epochs = model.n_epochs
     model.n_epochs = 1
     n = model.rollout_buffer.buffer_size * model.rollout_buffer.n_envs
