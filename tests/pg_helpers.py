@@ -8,7 +8,6 @@ from __future__ import annotations
 import glob
 import os
 import shutil
-import socket
 import subprocess
 import tempfile
 import uuid
@@ -16,6 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from service_helpers import free_port
 
 
 def pg_bin_dir() -> Path | None:
@@ -28,12 +28,6 @@ def pg_bin_dir() -> Path | None:
                         key=lambda p: int(Path(p).parent.parent.name)
                         if Path(p).parent.parent.name.isdigit() else 0)
     return Path(candidates[-1]).parent if candidates else None
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @contextmanager
@@ -55,7 +49,7 @@ def postgres_server():
                                  "(made by Debian's postgresql package)") from None
         os.chown(base, pw.pw_uid, pw.pw_gid)
         run_as = {"user": pw.pw_uid, "group": pw.pw_gid, "extra_groups": []}
-    data, port = base / "data", _free_port()
+    data, port = base / "data", free_port()
 
     def run(*cmd: str) -> None:
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=base, **run_as)

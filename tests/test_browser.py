@@ -16,15 +16,13 @@ import json
 import os
 import re
 import shutil
-import socket
 import struct
-import subprocess
-import sys
 import time
 import zlib
 from pathlib import Path
 
 import pytest
+from service_helpers import served
 
 from canasta_env.engine import SHEET_ROWS
 
@@ -61,45 +59,10 @@ def browser():
         b.close()
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     """The service as README's serve command runs it, on a free port, heuristic bots."""
-    import httpx
-
-    port = _free_port()
-    db = str(tmp_path_factory.mktemp("db") / "games.sqlite3")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "canasta_env.bots.service", "--port", str(port), "--policy",
-         "heuristic", "--log-level", "warning", "--db", db],
-        cwd=ROOT, env=dict(os.environ, PYTHONUNBUFFERED="1"), stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.time() + 60
-        while True:
-            if proc.poll() is not None:
-                raise AssertionError(f"server exited: {proc.stdout.read().decode()}")
-            try:
-                if httpx.get(base + "/api", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            assert time.time() < deadline, "server did not answer within 60 s"
-            time.sleep(0.1)
-        yield base
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+    yield from served(tmp_path_factory)
 
 
 @pytest.fixture

@@ -5,8 +5,6 @@ clear JSON message and leave the game exactly as it was."""
 from __future__ import annotations
 
 import copy
-import os
-import socket
 import subprocess
 import sys
 import time
@@ -18,6 +16,7 @@ pytest.importorskip("fastapi", reason="the service extra is part of the test ins
 httpx = pytest.importorskip("httpx")
 
 from opponent_helpers import ROOT, heuristic_positions, smoke_checkpoint  # noqa: E402
+from service_helpers import served  # noqa: E402
 
 from canasta_env.bots import Bot, loader  # noqa: E402
 from canasta_env.bots.service import create_app, seat_view  # noqa: E402
@@ -411,43 +410,9 @@ def test_service_with_a_checkpoint_policy(tmp_path_factory):
 
 
 # ----------------------------------------------------------------------------- real server
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    port = _free_port()
-    env = dict(os.environ, PYTHONUNBUFFERED="1")
-    db = str(tmp_path_factory.mktemp("db") / "games.sqlite3")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "canasta_env.bots.service", "--port", str(port), "--policy", "heuristic",
-         "--log-level", "warning", "--db", db],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.time() + 60
-        while True:
-            if proc.poll() is not None:
-                raise AssertionError(f"server exited: {proc.stdout.read().decode()}")
-            try:
-                if httpx.get(base + "/", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if time.time() > deadline:
-                raise AssertionError("server did not answer within 60 s")
-            time.sleep(0.1)
-        yield base
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+    yield from served(tmp_path_factory)
 
 
 def test_real_server_bot_game_human_game_and_errors(server):

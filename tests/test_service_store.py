@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -24,6 +23,7 @@ sqlalchemy = pytest.importorskip("sqlalchemy", reason="the service extra is part
 
 from opponent_helpers import ROOT  # noqa: E402
 from pg_helpers import fresh_database, postgres_server  # noqa: E402
+from service_helpers import free_port, start_server, stop  # noqa: E402
 
 from canasta_env.bots import Bot  # noqa: E402
 from canasta_env.bots.service import Service, ServiceError, create_app  # noqa: E402
@@ -73,43 +73,8 @@ def conserves_cards(position: dict) -> None:
 
 
 # ----------------------------------------------------------------------------- a real server
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def start_server(db: str, port: int, *extra: str) -> subprocess.Popen:
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "canasta_env.bots.service", "--port", str(port), "--policy",
-         "heuristic", "--log-level", "warning", "--db", db, *extra],
-        cwd=ROOT, env=dict(os.environ, PYTHONUNBUFFERED="1"), stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT)
-    deadline = time.time() + 60
-    while True:
-        if proc.poll() is not None:
-            raise AssertionError(f"server exited: {proc.stdout.read().decode()}")
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/", timeout=1).status_code == 200:
-                return proc
-        except httpx.TransportError:
-            pass
-        assert time.time() < deadline, "server did not answer within 60 s"
-        time.sleep(0.1)
-
-
-def stop(proc: subprocess.Popen) -> None:
-    if proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-
-
 def test_kill_9_and_restart_lose_no_accepted_move(db):
-    port = _free_port()
+    port = free_port()
     base = f"http://127.0.0.1:{port}"
     proc = start_server(db, port)
     try:
