@@ -125,6 +125,7 @@ class BatchedPartnershipVecEnv(VecEnv):
         self._snapshot_paths: list[str] = []
         self._snapshot_weight = 0.0
         self._snapshots: dict[str, object] = {}  # path -> loaded MaskablePPO policy
+        self._game_snapshot: dict[int, str] = {}  # game -> path of the snapshot it plays
         self._learner = None
         self._heuristic = None
         self.team = np.zeros(num_games, np.int8)
@@ -163,7 +164,7 @@ class BatchedPartnershipVecEnv(VecEnv):
         self._snapshot_paths = paths
         self._snapshot_weight = float(weight)
         # games playing a dropped snapshot keep it until their next hand
-        playing = {p for g, p in getattr(self, "_game_snapshot", {}).items()
+        playing = {p for g, p in self._game_snapshot.items()
                    if self.opponent_kind[g] >= SNAPSHOT}
         self._snapshots = {p: q for p, q in self._snapshots.items()
                            if p in paths or p in playing}
@@ -238,7 +239,7 @@ class BatchedPartnershipVecEnv(VecEnv):
         t0 = time.perf_counter()
         self.vg.reset(self._seed)
         self._rng = np.random.default_rng(self._seed)  # the same sides and opponents too
-        self._game_snapshot: dict[int, str] = {}
+        self._game_snapshot = {}
         self._draw(self._rows)
         self.hand_decisions[:] = 0
         self._pending_reward = np.zeros(self.num_envs, np.float32)

@@ -38,10 +38,11 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from canasta_env import AGENTS
+
 from .config import ConfigError, dump_config, load_yaml_model
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-AGENTS = ("player_0", "player_1", "player_2", "player_3")
 
 
 # ---------------------------------------------------------------------------- config
