@@ -22,6 +22,8 @@ scoring.c              engine/scoring.py
 observe.c              observation.py (encode; the float32 scales come from Python)
 heuristic.c            policies.py HeuristicPolicy (from observation and mask only;
                        ``NativeHeuristic``, the native backend of HeuristicPolicy)
+search.c               none: decision-time search (determinised rollouts of the
+                       heuristic; ``search_values``, used by training/search.py)
 =====================  ============================================================
 
 The binding (``_core.pyx``, ``vector.pxi``) is thin: positions are read and written by
@@ -38,15 +40,21 @@ from __future__ import annotations
 import warnings
 
 try:
-    from ._core import NativeGame, VectorGames
+    from ._core import NativeGame, VectorGames, determinised, search_seed, search_values
     available = True
 except ImportError as _e:  # not built: no compiler at install time
     from .fallback import PyNativeGame as NativeGame
     from .fallback import PyVectorGames as VectorGames
 
     available = False
+
+    def search_values(*args, **kwargs):
+        """Needs the compiled core (decision-time search has no Python version)."""
+        raise RuntimeError("search_values needs the compiled native core "
+                           "(reinstall with a C compiler: pip install -e .)")
+
     warnings.warn(f"canasta_env.native: the compiled core is not available ({_e}); "
                   f"using the Python engine (reinstall with a C compiler: pip install -e .)",
                   RuntimeWarning, stacklevel=2)
 
-__all__ = ["NativeGame", "VectorGames", "available"]
+__all__ = ["NativeGame", "VectorGames", "available", "search_values"]

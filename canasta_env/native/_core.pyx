@@ -527,3 +527,4 @@ cdef class NativeGame:
 
 include "vector.pxi"
 include "heuristic.pxi"
+include "search.pxi"

@@ -194,4 +194,16 @@ int cn_heuristic_action(const float *obs, int obs_size, const int8_t *mask, int 
 /* policies.p_at_least for population <= CN_MAXCARDS, successes <= population */
 double cn_p_at_least(int k, int population, int successes, int draws);
 
+/* search.c: determinised rollouts of the heuristic for the seat on turn */
+void cn_determinise(cn_state *s, int seat, uint64_t *rng);
+/* determinisation d of a search seeded with seed (the deals cn_search_values uses) */
+void cn_search_determinisation(cn_state *s, int seat, uint64_t seed, int d);
+/* out[i * determinisations + d]: the hand score difference (points, the seat's partnership
+ * minus the other) after legal action i in determinisation d; CN_SEARCH_NONE where the
+ * rollout passed max_decisions. Returns the rollouts that finished. */
+#define CN_SEARCH_NONE (-1000000000)
+int cn_search_values(const cn_state *root, const int *legal, int n, int determinisations,
+                     uint64_t seed, const float *scale, const cn_heur_params *p,
+                     int max_decisions, int *out);
+
 #endif

@@ -1,0 +1,235 @@
+"""Decision-time search on the native core (core/search.c, training/search.py).
+
+The determinisation must keep everything the searching seat sees and deal only what it
+cannot see; the search's outcomes must be the hands the heuristic plays from those
+deals (checked against the Python engine and the Python heuristic); and two states the
+seat cannot tell apart must get the same search.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from canasta_env.engine import preset
+from canasta_env.engine.cards import deck_counts
+from canasta_env.native import (NativeGame, VectorGames, available, determinised, search_seed,
+                                search_values)
+from canasta_env.policies import HeuristicPolicy
+
+pytestmark = pytest.mark.skipif(not available, reason="needs the compiled native core")
+
+R3 = 3
+
+
+def _positions(variant: str, games: int, steps: int, seed: int):
+    """NativeGames after ``steps`` heuristic decisions in each of ``games`` hands (those
+    still running)."""
+    h = HeuristicPolicy()
+    vg = VectorGames(games, preset(variant), seed=seed, starting_scores="sample",
+                     starting_round="sample" if variant == "hand_and_foot" else 1)
+    out = []
+    for k in range(steps):
+        vg.step(h.act_batch(vg.observations, vg.masks))
+        if k % 17 == 16:
+            out += [NativeGame.from_position(vg.position(i)) for i in range(games)]
+    return out
+
+
+@pytest.mark.parametrize("variant", ["classic", "hand_and_foot"])
+def test_determinisation_keeps_what_the_seat_sees(variant):
+    rules = preset(variant)
+    pack = deck_counts(rules.decks, rules.jokers)
+    checked = changed = 0
+    for g in _positions(variant, 6, 120, seed=11):
+        seat = g.to_move
+        for d in range(3):
+            x = determinised(g, seat, seed=1234, d=d)
+            # the seat's own observation is bit-identical: nothing it sees moved
+            assert np.array_equal(x.encode(seat), g.encode(seat))
+            assert x.legal_actions() == g.legal_actions()
+            st_a, st_b = g.to_game(), x.to_game()
+            assert len(st_b.stock) == len(st_a.stock)
+            assert st_b.pile == st_a.pile
+            unseen_a = np.zeros(15, int)
+            unseen_b = np.zeros(15, int)
+            for o in range(4):
+                ha = np.asarray(st_a.hands[o])
+                hb = np.asarray(st_b.hands[o])
+                assert ha.sum() == hb.sum()                      # hand sizes are public
+                assert (hb >= np.asarray(st_a.known[o])).all()    # known cards stay put
+                assert hb[R3] == 0                                # never a red 3 in a hand
+                if o == seat:
+                    assert np.array_equal(ha, hb)
+                else:
+                    unseen_a += ha - np.asarray(st_a.known[o])
+                    unseen_b += hb - np.asarray(st_b.known[o])
+                fa, fb = np.asarray(st_a.feet[o]), np.asarray(st_b.feet[o])
+                assert fa.sum() == fb.sum()
+                if st_a.in_foot[o] or not rules.foot_size:
+                    assert fa.sum() == 0
+                unseen_a += fa
+                unseen_b += fb
+            for c in st_a.stock:
+                unseen_a[c] += 1
+            for c in st_b.stock:
+                unseen_b[c] += 1
+            assert np.array_equal(unseen_a, unseen_b)             # the same unseen cards
+            assert unseen_a.sum() <= sum(pack)
+            checked += 1
+            changed += not np.array_equal(
+                np.concatenate([x.encode(o) for o in range(4)]),
+                np.concatenate([g.encode(o) for o in range(4)]))
+            # the same seed and d deal the same cards
+            y = determinised(g, seat, seed=1234, d=d)
+            assert y.to_position() == x.to_position()
+    assert checked >= 40
+    assert changed >= checked * 0.9  # the other seats' cards really were dealt again
+
+
+def _python_rollout(game, seat, action):
+    """The hand played out by the Python engine and the Python heuristic after
+    ``action``: the seat's partnership's hand score minus the other's (points)."""
+    h = HeuristicPolicy(backend="python")
+    from canasta_env.observation import encode
+
+    g = game.to_game()
+    g.apply(action)
+    while not g.hand_over:
+        mask = np.zeros(g.num_actions, np.int8)
+        mask[g.legal_actions()] = 1
+        g.apply(h.act(encode(g, g.to_move), mask))
+    team = seat & 1
+    sheets = g.sheets
+    return sheets[team].hand_score - sheets[1 - team].hand_score
+
+
+@pytest.mark.parametrize("variant,steps", [("classic", 40), ("classic", 75),
+                                           ("hand_and_foot", 60)])
+def test_search_values_are_the_heuristics_hands_from_each_deal(variant, steps):
+    h = HeuristicPolicy()
+    vg = VectorGames(4, preset(variant), seed=21, starting_scores="sample",
+                     starting_round="sample" if variant == "hand_and_foot" else 1)
+    for _ in range(steps):
+        vg.step(h.act_batch(vg.observations, vg.masks))
+    gi = int(np.argmax(vg.masks.sum(1)))      # the game with the most choices
+    vals = search_values(vg, [gi], h._core, determinisations=2, seed=77)
+    g = NativeGame.from_position(vg.position(gi))
+    seat = g.to_move
+    legal = g.legal_actions()
+    assert len(legal) >= 2
+    assert np.isnan(np.delete(vals[0], legal, axis=0)).all()   # NaN at illegal actions
+    for d in range(2):
+        x = determinised(g, seat, search_seed(77, gi), d)
+        for a in legal:
+            assert vals[0, a, d] == _python_rollout(x, seat, a), (d, a)
+
+
+@pytest.mark.parametrize("variant", ["classic", "hand_and_foot"])
+def test_search_cannot_see_hidden_cards(variant):
+    """Two states that differ only in cards the seat cannot see get the same search."""
+    h = HeuristicPolicy()
+    done = 0
+    for g in _positions(variant, 4, 60, seed=5)[:6]:
+        seat = g.to_move
+        other = determinised(g, seat, seed=99, d=0)   # the same from the seat's view
+        assert other.to_position() != g.to_position()
+        res = []
+        for game in (g, other):
+            vg = VectorGames(1, preset(variant))
+            vg.set_position(0, game.to_position())
+            res.append(search_values(vg, [0], h._core, determinisations=3, seed=4))
+        np.testing.assert_array_equal(res[0], res[1])
+        done += 1
+    assert done == 6
+
+
+def test_search_values_refuses_bad_arguments():
+    h = HeuristicPolicy()
+    vg = VectorGames(2, preset("classic"))
+    with pytest.raises(IndexError, match="game index 2 is outside 0..1"):
+        search_values(vg, [2], h._core)
+    with pytest.raises(TypeError, match="integer indices"):
+        search_values(vg, [0.5], h._core)
+    with pytest.raises(ValueError, match="determinisations must be in 1..4096"):
+        search_values(vg, [0], h._core, determinisations=0)
+    with pytest.raises(TypeError, match="seed must be an int"):
+        search_values(vg, [0], h._core, seed="x")
+    with pytest.raises(ValueError, match="max_decisions must be >= 1"):
+        search_values(vg, [0], h._core, max_decisions=0)
+    with pytest.raises(ValueError, match="seat must be in 0..3"):
+        determinised(NativeGame.from_position(vg.position(0)), 4, 0)
+
+
+def test_improve_keeps_the_heuristic_unless_clearly_beaten():
+    from training.search import SearchSettings, improve
+
+    nan = np.nan
+    # row 0: action 2 wins every deal where base 1 loses -> clearly better
+    # row 1: action 2 a little better on average but noisy -> base kept at z = 1.5
+    # row 2: action 0 better by more in points, but the criterion is the sign
+    vals = np.full((3, 4, 4), nan)
+    vals[0, 1] = [-10, -20, -30, -5]
+    vals[0, 2] = [10, 20, 30, 5]
+    vals[1, 1] = [10, -10, 10, -10]
+    vals[1, 2] = [20, -20, -10, 30]
+    vals[2, 0] = [900, 900, 900, 900]
+    vals[2, 3] = [100, 100, 100, 100]
+    base = np.array([1, 1, 3])
+    acts, better, adv = improve(vals, base, SearchSettings(4, 1.5, "win"))
+    assert acts.tolist() == [2, 1, 3]
+    assert better.tolist() == [[False, False, True, False], [False] * 4, [False] * 4]
+    assert adv[0].tolist() == [-np.inf, 0.0, 2.0, -np.inf]
+    assert adv[1, 2] == 0.0                                   # signs +1 -1 -1 +1 vs +1 -1 +1 -1
+    acts, better, adv = improve(vals, base, SearchSettings(4, 1.5, "diff"))
+    assert acts.tolist() == [2, 1, 0]
+    assert adv[2, 0] == 800.0
+    # z = 0: any positive paired mean
+    acts, _, _ = improve(vals, base, SearchSettings(4, 0.0, "diff"))
+    assert acts.tolist() == [2, 2, 0]
+
+
+def test_settings_refuse_bad_values():
+    from training.search import SearchSettings
+
+    with pytest.raises(ValueError, match="determinisations must be in 1..4096"):
+        SearchSettings(determinisations=0)
+    with pytest.raises(ValueError, match="z must be a finite number >= 0"):
+        SearchSettings(z=-1)
+    with pytest.raises(ValueError, match="criterion must be one of"):
+        SearchSettings(criterion="best")
+
+
+def test_play_is_reproducible_and_records(tmp_path):
+    from training.search import RECORD_KEYS, SearchSettings, play
+
+    s = SearchSettings(determinisations=4, z=1.0)
+    a = play("classic", 3, seed=3, settings=s, record=True, progress=False)
+    b = play("classic", 3, seed=3, settings=s, record=True, progress=False)
+    assert a["hands"] == 6
+    assert a["win_rate"] == b["win_rate"] and a["mean_diff"] == b["mean_diff"]
+    for k in RECORD_KEYS:
+        np.testing.assert_array_equal(a[k], b[k])
+    n = len(a["actions"])
+    assert a["obs"].shape == (n, 202) and a["masks"].shape == (n, 91)
+    assert a["masks"][np.arange(n), a["actions"]].all()        # every label legal
+    dev = a["actions"] != a["base"]
+    assert (a["better"][dev].any(1)).all() and not a["better"][~dev].any()
+    assert 0 < a["deviation_rate"] < 1
+
+
+def test_cli_refuses_overwriting(tmp_path, capsys):
+    from training.search import main
+
+    out = tmp_path / "data.npz"
+    out.write_bytes(b"keep")
+    with pytest.raises(SystemExit) as e:
+        main(["play", "--deals", "1", "--record", str(out)])
+    assert e.value.code == 2
+    assert "exists; never overwritten" in capsys.readouterr().err
+    assert out.read_bytes() == b"keep"
+    ck = tmp_path / "model.zip"
+    ck.write_bytes(b"keep")
+    assert main(["distill", "--init", "x.zip", "--data", str(out), "--out", str(ck)]) == 2
+    assert "never overwrites" in capsys.readouterr().err
+    assert ck.read_bytes() == b"keep"
