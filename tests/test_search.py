@@ -13,8 +13,7 @@ import pytest
 
 from canasta_env.engine import preset
 from canasta_env.engine.cards import deck_counts
-from canasta_env.native import (NativeGame, VectorGames, available, determinised, search_seed,
-                                search_values)
+from canasta_env.native import NativeGame, VectorGames, available, determinised, search_seed, search_values
 from canasta_env.policies import HeuristicPolicy
 
 pytestmark = pytest.mark.skipif(not available, reason="needs the compiled native core")
@@ -233,3 +232,76 @@ def test_cli_refuses_overwriting(tmp_path, capsys):
     assert main(["distill", "--init", "x.zip", "--data", str(out), "--out", str(ck)]) == 2
     assert "never overwrites" in capsys.readouterr().err
     assert ck.read_bytes() == b"keep"
+
+
+def test_distill_teaches_the_search_set(tmp_path):
+    """distill fits the reference to recorded search choices: the set loss falls, the
+    saved checkpoint loads and plays legal moves, and the data's targets are the sets."""
+    from training.checkpoint import load_policy_checkpoint
+    from training.search import RECORD_KEYS, SearchSettings, distill, distill_targets, play
+
+    rec = play("classic", 4, seed=8, settings=SearchSettings(determinisations=6, z=0.5),
+               record=True, progress=False)
+    data = tmp_path / "d.npz"
+    np.savez_compressed(data, **{k: rec[k] for k in RECORD_KEYS})
+    t = distill_targets(rec["masks"], rec["base"], rec["better"])
+    dev = rec["better"].any(1)
+    assert dev.any()
+    assert np.array_equal(t[dev], rec["better"][dev])
+    assert (t[~dev].sum(1) == 1).all() and t[~dev][np.arange((~dev).sum()),
+                                                    rec["base"][~dev]].all()
+    out = tmp_path / "m.zip"
+    st = distill("checkpoints/reference/classic.zip", [str(data)], str(out), epochs=3,
+                 batch_size=64, learning_rate=3e-4, seed=0, holdout=0.2, progress=False)
+    assert st["decisions"] == int((rec["masks"].sum(1) > 1).sum())
+    losses = [h["train_loss"] for h in st["epochs"][1:]]
+    assert losses[-1] < losses[0]
+    pol = load_policy_checkpoint(out)
+    acts = pol.act_batch(rec["obs"], rec["masks"].astype(np.int8))
+    assert rec["masks"][np.arange(len(acts)), acts].all()
+    bad = tmp_path / "bad.npz"
+    np.savez_compressed(bad, obs=rec["obs"])
+    with pytest.raises(KeyError, match="has no masks"):
+        distill("checkpoints/reference/classic.zip", [str(bad)], str(tmp_path / "n.zip"),
+                epochs=1, batch_size=64, learning_rate=1e-4, seed=0, progress=False)
+
+
+def test_search_policy_plays_through_bot_and_evaluate():
+    """``search`` is a policy name: the bot plays legal, reproducible moves with it, the
+    same on the Python and the native form of a game, and training.evaluate plays it
+    (one move per decision from the episode's game) with the same records as
+    play_episode."""
+    from canasta_env.bots import Bot
+    from canasta_env.bots.loader import BUILTIN, load_policy
+    from canasta_env.engine import Game
+    from canasta_env.search import SearchPolicy
+    from training.evaluate import make_env, play_episode, play_match
+
+    assert "search" in BUILTIN
+    pol = load_policy("search", variant="hand_and_foot")
+    assert isinstance(pol, SearchPolicy)
+    with pytest.raises(ValueError, match="needs the game, not only an observation"):
+        pol.act(np.zeros(202, np.float32), np.ones(91, np.int8))
+    bot = Bot("search")
+    g = Game(preset("classic"), seed=4)
+    moves = 0
+    while not g.hand_over and moves < 60:
+        if g.to_move % 2 == 0:
+            a = bot.act(g)
+            assert a in g.legal_actions()
+            assert bot.act(g) == a                               # reproducible
+            assert pol.act_game(NativeGame.from_game(g)) == a    # either form of the game
+        else:
+            mask = np.zeros(g.num_actions, np.int8)
+            mask[g.legal_actions()] = 1
+            from canasta_env.observation import encode
+            a = HeuristicPolicy().act(encode(g, g.to_move), mask)
+        g.apply(a)
+        moves += 1
+    recs = play_match("search", "heuristic", 2, seed=3)
+    assert len(recs) == 4 and not any(r.truncated for r in recs)
+    env = make_env("classic")
+    from training.evaluate import deal_seed
+    one = play_episode(env, [pol, HeuristicPolicy(), pol, HeuristicPolicy()],
+                       deal_seed(3, 0), 0, 0)
+    assert one == recs[0]

@@ -283,8 +283,17 @@ def play_episode(env: raw_env, seat_policies: Sequence[Policy], seed: int, deal:
     ep = _Episode(env, seat_policies, seed, deal, seating)
     while (req := ep.request()) is not None:
         seat, obs, mask = req
-        ep.step(seat_policies[seat].act(obs, mask))
+        ep.step(_act(seat_policies[seat], ep, seat, obs, mask))
     return ep.record
+
+
+def _act(policy: Policy, ep: "_Episode", seat: int, obs: np.ndarray, mask: np.ndarray) -> int:
+    """One decision: ``act_game`` with the episode's game for a policy that needs the
+    game (:class:`canasta_env.search.SearchPolicy`), else ``act``."""
+    act_game = getattr(policy, "act_game", None)
+    if act_game is not None:
+        return act_game(ep.env.game, seat)
+    return policy.act(obs, mask)
 
 
 #: Deals in flight per process by default (``--batch``): both seatings of each are played
@@ -432,7 +441,10 @@ def _play_deals(policy_a: Policy, policy_b: Policy, deals: Iterable[int], seed: 
                 g[2].append(obs)
                 g[3].append(mask)
             for pol, where, obs, masks in groups.values():
-                if len(where) == 1 and id(pol) not in shared:
+                if hasattr(pol, "act_game"):
+                    actions = [_act(pol, running[s], _SEAT[running[s].env.agent_selection],
+                                    o, m) for s, o, m in zip(where, obs, masks)]
+                elif len(where) == 1 and id(pol) not in shared:
                     actions = [pol.act(obs[0], masks[0])]
                 else:
                     actions = act_rows(pol, np.stack(obs), np.stack(masks))

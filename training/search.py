@@ -6,17 +6,9 @@
     python -m training.search distill --init checkpoints/reference/classic.zip \\
         --data /tmp/search_a.npz --out /tmp/distilled.zip
 
-**The search** (:func:`canasta_env.native.search_values`, core/search.c): for the seat on
-turn, every legal action is tried on the same ``determinisations`` deals of the cards that
-seat cannot see (the other hands less their known cards, the stock, the feet not yet
-picked up; a red 3 never in a hand), and each hand is played out by the heuristic for all
-four seats. :func:`improve` then keeps the heuristic's own action unless another action's
-mean outcome, paired over the same deals, is better by more than ``z`` standard errors
-(``criterion="win"``: the sign of the hand score difference, the unit of duplicate
-evaluation; ``"diff"``: the difference in points). Plain argmax over the means (``z=0``)
-plays worse than the heuristic, because with a hand's score spread the noise of 16-64
-deals outweighs the differences between actions; the paired test keeps only clear
-improvements.
+**The search**: :mod:`canasta_env.search` (determinised rollouts of the heuristic, and
+:func:`~canasta_env.search.improve`, the paired test that keeps the heuristic's action
+unless another is clearly better).
 
 **play**: duplicate deals as :mod:`training.evaluate` (each deal twice, the searching side
 at seats 0+2, then 1+3, ``starting_scores="sample"``, Hand and Foot ``starting_round=
@@ -32,82 +24,17 @@ existing file.
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-CRITERIA = ("win", "diff")
+from canasta_env.search import CRITERIA, SearchSettings, improve  # noqa: F401 (re-exported)
+
 #: the arrays ``play --record`` saves
 RECORD_KEYS = ("obs", "masks", "actions", "base", "better", "advantage", "returns")
-
-
-@dataclass(frozen=True)
-class SearchSettings:
-    """How the search decides.
-
-    Attributes:
-        determinisations: deals of the unseen cards per legal action (1..4,096).
-        z: standard errors by which an action's paired mean must beat the heuristic's
-            action (>= 0).
-        criterion: ``"win"`` (sign of the hand score difference) or ``"diff"`` (points).
-        max_decisions: rollouts longer than this many decisions are left out.
-    """
-
-    determinisations: int = 64
-    z: float = 1.5
-    criterion: str = "win"
-    max_decisions: int = 5000
-
-    def __post_init__(self) -> None:
-        if not 1 <= self.determinisations <= 4096:
-            raise ValueError(f"determinisations must be in 1..4096, got {self.determinisations}")
-        if not (self.z >= 0 and math.isfinite(self.z)):
-            raise ValueError(f"z must be a finite number >= 0, got {self.z}")
-        if self.criterion not in CRITERIA:
-            raise ValueError(f"criterion must be one of {CRITERIA}, got {self.criterion!r}")
-
-
-def improve(values: np.ndarray, base: np.ndarray, settings: SearchSettings):
-    """The search's action per row from rollout outcomes.
-
-    Args:
-        values: float64 (n, num_actions, D): hand score differences (points) per legal
-            action and determinisation, NaN at illegal actions or dropped rollouts
-            (:func:`canasta_env.native.search_values`).
-        base: int (n,): the heuristic's action per row (legal).
-
-    Returns:
-        ``(actions int64 (n,), better bool (n, num_actions), advantage float32 (n,
-        num_actions))``: ``advantage`` is each action's mean outcome paired with ``base``
-        over the same determinisations (-inf at illegal actions); ``better`` marks the
-        actions whose advantage exceeds 0 and ``settings.z`` standard errors; the action
-        is ``base`` where no action is better, else the better action with the largest
-        advantage.
-    """
-    n = len(base)
-    base = np.asarray(base, dtype=np.int64)
-    x = np.sign(values) if settings.criterion == "win" else values
-    b = x[np.arange(n), base]                       # (n, D)
-    d = x - b[:, None, :]
-    ok_d = ~np.isnan(d)
-    cnt = ok_d.sum(2)
-    d0 = np.where(ok_d, d, 0.0)
-    mean = d0.sum(2) / np.maximum(cnt, 1)
-    var = (np.where(ok_d, (d0 - mean[:, :, None]) ** 2, 0.0).sum(2)
-           / np.maximum(cnt - 1, 1))
-    se = np.sqrt(var / np.maximum(cnt, 1))
-    ok = (cnt >= 2) & (mean > 0) & (mean > settings.z * se)
-    score = np.where(ok, mean, -np.inf)
-    best = score.argmax(1)
-    deviated = ok.any(1)
-    legal = ~np.isnan(values).all(2)
-    adv = np.where(legal, mean, -np.inf).astype(np.float32)
-    return np.where(deviated, best, base), ok, adv
 
 
 def _env_kwargs(variant: str) -> dict:
@@ -279,26 +206,114 @@ def play(variant: str, deals: int, seed: int, settings: SearchSettings,
     return out
 
 
+def distill_targets(masks: np.ndarray, base: np.ndarray, better: np.ndarray) -> np.ndarray:
+    """The set of actions each recorded decision is taught: the actions the search found
+    better than the heuristic's where there are any, else the heuristic's action.
+    bool (n, num_actions)."""
+    n = len(base)
+    keep = np.zeros_like(masks, dtype=bool)
+    keep[np.arange(n), base] = True
+    return np.where(better.any(1)[:, None], better, keep)
+
+
 def distill(init: str, data: list[str], out: str, epochs: int, batch_size: int,
-            learning_rate: float, seed: int, progress: bool = True) -> dict:
-    """Fit the checkpoint ``init`` to the search's actions in ``data`` (.npz files from
-    ``play --record``) and save it to ``out`` (refused if it exists)."""
+            learning_rate: float, seed: int, holdout: float = 0.1,
+            progress: bool = True) -> dict:
+    """Fit the checkpoint ``init`` to the search's choices in ``data`` (.npz files from
+    ``play --record``) and save it to ``out`` (refused if it exists).
+
+    Only decisions with two or more legal actions are used. The loss is the set
+    likelihood ``-log sum_{a in S} p(a)`` with ``S`` from :func:`distill_targets`: where
+    the search found several actions better than the heuristic's, the network may put
+    its mass on any of them (which one the search ranks first is mostly noise), and
+    where it found none, it is taught the heuristic's action. The value head is not
+    trained.
+
+    Returns:
+        ``{"decisions", "deviations", "held_out", "epochs": [{"train_loss",
+        "held_set_accuracy", "held_deviation_accuracy", "held_kept_accuracy"}, ...]}``:
+        set accuracy = the network's most likely action is in ``S``, on the held-out
+        fraction ``holdout`` of decisions, all / where the search deviated / where it
+        kept the heuristic's action.
+
+    Raises:
+        FileExistsError: ``out`` exists. FileNotFoundError / KeyError: a data file
+        missing or without the recorded arrays.
+    """
+    import torch
+
     from .checkpoint import load_model
-    from .pretrain import behaviour_clone
+    from .pretrain import _bar
 
     if Path(out).exists():
         raise FileExistsError(f"{out} exists; distill never overwrites a checkpoint")
     parts = [np.load(p) for p in data]
-    arrays = tuple(np.concatenate([p[k] for p in parts])
-                   for k in ("obs", "masks", "actions", "returns"))
+    for p, part in zip(data, parts):
+        missing = [k for k in RECORD_KEYS if k not in part]
+        if missing:
+            raise KeyError(f"{p} has no {', '.join(missing)}: record it with "
+                           f"`python -m training.search play --record`")
+    cat = {k: np.concatenate([p[k] for p in parts]) for k in RECORD_KEYS}
+    multi = cat["masks"].sum(1) > 1
+    obs, masks = cat["obs"][multi], cat["masks"][multi]
+    target = distill_targets(masks, cat["base"][multi], cat["better"][multi])
+    dev = cat["better"][multi].any(1)
+    n = len(obs)
+    gen = np.random.default_rng(seed)
+    order = gen.permutation(n)
+    n_held = int(n * holdout)
+    held, train = order[:n_held], order[n_held:]
     model = load_model(init)
-    stats = behaviour_clone(model, arrays, epochs, batch_size, learning_rate, seed=seed,
-                            progress=progress)
-    base = np.concatenate([p["base"] for p in parts])
-    stats["deviations"] = int((base != arrays[2]).sum())
-    stats["decisions"] = len(arrays[2])
+    policy = model.policy
+    torch.manual_seed(seed)
+    obs_t, tgt_t = torch.as_tensor(obs), torch.as_tensor(target)
+    opt = torch.optim.Adam(policy.parameters(), lr=learning_rate)
+
+    def set_loss(idx):
+        logp = policy.get_distribution(obs_t[idx], action_masks=masks[idx]).distribution.logits
+        return -torch.logsumexp(logp.masked_fill(~tgt_t[idx], float("-inf")), dim=1).mean()
+
+    def held_out() -> dict:
+        if not len(held):
+            return {}
+        with torch.no_grad():
+            pred = np.concatenate([
+                policy.get_distribution(obs_t[held[i:i + 4096]],
+                                        action_masks=masks[held[i:i + 4096]])
+                .distribution.logits.argmax(1).numpy() for i in range(0, len(held), 4096)])
+        ok = target[held, pred]
+        d = dev[held]
+        return {"held_set_accuracy": float(ok.mean()),
+                "held_deviation_accuracy": float(ok[d].mean()) if d.any() else 0.0,
+                "held_kept_accuracy": float(ok[~d].mean()) if (~d).any() else 0.0}
+
+    history = [{"epoch": 0, **held_out()}]
+    bar = _bar(epochs * -(-len(train) // batch_size), "distilling the search", "batch",
+               progress)
+    for ep in range(epochs):
+        perm = gen.permutation(train)
+        total = 0.0
+        for i in range(0, len(perm), batch_size):
+            idx = perm[i:i + batch_size]
+            loss = set_loss(idx)
+            opt.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
+            opt.step()
+            total += float(loss.detach()) * len(idx)
+            bar.update(1)
+        history.append({"epoch": ep + 1, "train_loss": total / max(1, len(train)),
+                        **held_out()})
+        if progress:
+            h = history[-1]
+            print(f"epoch {ep + 1}/{epochs}: loss {h['train_loss']:.4f}, held-out set "
+                  f"accuracy {h.get('held_set_accuracy', 0):.3f} (deviations "
+                  f"{h.get('held_deviation_accuracy', 0):.3f}, kept "
+                  f"{h.get('held_kept_accuracy', 0):.3f})", file=sys.stderr, flush=True)
+    bar.close()
     model.save(out)
-    return stats
+    return {"decisions": n, "deviations": int(dev.sum()), "held_out": len(held),
+            "epochs": history}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -324,6 +339,7 @@ def main(argv: list[str] | None = None) -> int:
     d.add_argument("--batch-size", type=int, default=1024)
     d.add_argument("--learning-rate", type=float, default=1e-4)
     d.add_argument("--seed", type=int, default=0)
+    d.add_argument("--holdout", type=float, default=0.1)
     args = p.parse_args(argv)
     try:
         if args.cmd == "play":
@@ -346,11 +362,13 @@ def main(argv: list[str] | None = None) -> int:
                   + f", {r['seconds']:.0f} s", flush=True)
         else:
             st = distill(args.init, args.data, args.out, args.epochs, args.batch_size,
-                         args.learning_rate, args.seed)
+                         args.learning_rate, args.seed, args.holdout)
+            h = st["epochs"][-1]
             print(f"distilled {st['decisions']} decisions ({st['deviations']} where the "
-                  f"search left the heuristic): accuracy {st['accuracy']:.3f}; saved "
-                  f"{args.out}", flush=True)
-    except (ValueError, FileExistsError) as e:
+                  f"search left the heuristic); held-out set accuracy "
+                  f"{h.get('held_set_accuracy', 0):.3f} (deviations "
+                  f"{h.get('held_deviation_accuracy', 0):.3f}); saved {args.out}", flush=True)
+    except (ValueError, KeyError, FileExistsError, FileNotFoundError) as e:
         print(f"training.search: {e}", file=sys.stderr)
         return 2
     return 0

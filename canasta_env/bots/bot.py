@@ -20,6 +20,9 @@ policy              meaning
                     :func:`canasta_env.bots.loader.reference_path`). Hand and Foot has
                     no reference yet: there ``reference`` plays the heuristic
 ``"heuristic"``     :class:`canasta_env.policies.HeuristicPolicy` (rule-based, fast)
+``"search"``        :class:`canasta_env.search.SearchPolicy`: the heuristic improved by
+                    decision-time search (the strongest player here; about 30 ms a
+                    decision; needs the compiled core)
 ``"random"``        :class:`canasta_env.policies.RandomPolicy` (uniform legal moves)
 a ``.onnx`` path    a policy exported by ``python -m training.export_onnx``
                     (:class:`~canasta_env.bots.onnx_policy.OnnxPolicy`; onnxruntime only)
@@ -203,7 +206,9 @@ class Bot:
         legal = game.legal_actions()
         mask = np.zeros(game.num_actions, dtype=np.int8)  # Classic: NUM_ACTIONS
         mask[legal] = 1
-        action = int(policy.act(encode(game, to_move), mask))
+        act_game = getattr(policy, "act_game", None)  # a search: it needs the game
+        action = int(act_game(game, to_move) if act_game is not None
+                     else policy.act(encode(game, to_move), mask))
         if action not in legal:  # a policy bug, never the caller's fault
             text = game.table.describe(action) if 0 <= action < game.num_actions else "?"
             raise RuntimeError(f"policy {self.name!r} chose illegal action {action} "

@@ -6,6 +6,11 @@ spec                 policy
 ``random``           :class:`~canasta_env.policies.RandomPolicy` (seed 0; evaluation
                      reseeds it per episode)
 ``heuristic``        :class:`~canasta_env.policies.HeuristicPolicy`
+``search``           :class:`~canasta_env.search.SearchPolicy`: the heuristic improved by
+                     decision-time search on the native core (64 determinised rollouts
+                     per legal action; about 30 ms a decision); it needs the game, so it
+                     plays through the bots, the service, terminal play and
+                     ``training.evaluate``, not through a bare ``act(observation, mask)``
 ``reference``        the shipped reference policy of the game's variant, the file
                      :func:`reference_path` names (below); Hand and Foot has no
                      reference yet, so there ``reference`` is the heuristic
@@ -68,7 +73,7 @@ from canasta_env.engine.options import PRESETS, RulesOptions, preset
 from canasta_env.observation import obs_size
 from canasta_env.policies import HeuristicPolicy, Policy, RandomPolicy
 
-BUILTIN = ("random", "heuristic", "reference")
+BUILTIN = ("random", "heuristic", "search", "reference")
 REPO_ROOT = Path(__file__).resolve().parents[2]
 #: The folder of the shipped reference policy.
 REFERENCE_DIR = REPO_ROOT / "checkpoints" / "reference"
@@ -333,13 +338,21 @@ def load_policy(spec: str, variant: Any = None) -> Policy:
 
 def _load(spec: str, variant: Any) -> Policy:
     if not isinstance(spec, str) or not spec.strip():
-        raise PolicySpecError(f"a policy spec must be 'random', 'heuristic', 'reference' or a "
+        raise PolicySpecError(f"a policy spec must be 'random', 'heuristic', 'search', "
+                              f"'reference' or a "
                               f"policy file path (.onnx, .zip), got {spec!r}")
     key = spec.strip()
     if key.lower() == "random":
         return RandomPolicy(seed=0)
     if key.lower() == "heuristic":
         return HeuristicPolicy()
+    if key.lower() == "search":
+        from ..search import SearchPolicy
+
+        try:
+            return SearchPolicy()
+        except RuntimeError as e:  # no compiled core
+            raise PolicySpecError(f"cannot load policy 'search': {e}") from e
     if key.lower() == "reference" and reference_note(variant) is not None:
         return HeuristicPolicy()  # the variant has no reference yet
     path = reference_path(variant) if key.lower() == "reference" else Path(key)

@@ -40,7 +40,8 @@ from __future__ import annotations
 import warnings
 
 try:
-    from ._core import NativeGame, VectorGames, determinised, search_seed, search_values
+    from ._core import (NativeGame, VectorGames, determinised, search_game_values, search_seed,
+                        search_values)
     available = True
 except ImportError as _e:  # not built: no compiler at install time
     from .fallback import PyNativeGame as NativeGame
@@ -48,13 +49,16 @@ except ImportError as _e:  # not built: no compiler at install time
 
     available = False
 
-    def search_values(*args, **kwargs):
+    def _needs_core(*args, **kwargs):
         """Needs the compiled core (decision-time search has no Python version)."""
-        raise RuntimeError("search_values needs the compiled native core "
+        raise RuntimeError("decision-time search needs the compiled native core "
                            "(reinstall with a C compiler: pip install -e .)")
+
+    determinised = search_game_values = search_seed = search_values = _needs_core
 
     warnings.warn(f"canasta_env.native: the compiled core is not available ({_e}); "
                   f"using the Python engine (reinstall with a C compiler: pip install -e .)",
                   RuntimeWarning, stacklevel=2)
 
-__all__ = ["NativeGame", "VectorGames", "available", "search_values"]
+__all__ = ["NativeGame", "VectorGames", "available", "determinised", "search_game_values",
+           "search_seed", "search_values"]

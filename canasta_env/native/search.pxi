@@ -93,3 +93,39 @@ def search_values(VectorGames vg, games, NativeHeuristic heuristic, int determin
                 if x != CN_SEARCH_NONE:
                     vv[j, lg[k], d] = x
     return vals
+
+
+def search_game_values(NativeGame game, NativeHeuristic heuristic, int determinisations=16,
+                       seed=0, int max_decisions=5000):
+    """:func:`search_values` for one :class:`NativeGame` (read, never changed): float64
+    array of shape (num_actions, determinisations), NaN at illegal actions and dropped
+    rollouts. The deals use ``seed`` itself (an int), not :func:`search_seed`.
+
+    Raises:
+        ValueError: determinisations or max_decisions out of range, or nobody on turn.
+        TypeError: a seed that is not an int.
+    """
+    if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
+        raise TypeError(f"seed must be an int, got {seed!r}")
+    if not 1 <= determinisations <= SEARCH_MAX_DETERMINISATIONS:
+        raise ValueError(f"determinisations must be in 1..{SEARCH_MAX_DETERMINISATIONS}, "
+                         f"got {determinisations}")
+    if max_decisions < 1:
+        raise ValueError(f"max_decisions must be >= 1, got {max_decisions}")
+    if cn_to_move(game.s) < 0:
+        raise ValueError("nobody is on turn: the hand is over")
+    game._refresh()
+    cdef int n = game.nlegal, k, d, x
+    vals = np.full((game.s.o.num_actions, determinisations), np.nan)
+    buf = np.empty(98 * determinisations, dtype=np.intc)
+    cdef int[::1] bv = buf
+    cdef double[:, ::1] vv = vals
+    cn_search_values(game.s, game.legal, n, determinisations,
+                     <uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF), &_SCALE[0], &heuristic.p,
+                     max_decisions, &bv[0])
+    for k in range(n):
+        for d in range(determinisations):
+            x = bv[k * determinisations + d]
+            if x != CN_SEARCH_NONE:
+                vv[game.legal[k], d] = x
+    return vals
