@@ -365,6 +365,17 @@ def test_stateless_move_and_turn(client):
         assert r.json()["moves"] == [{**m, "words": plain_words(m["description"])} for m in moves]
 
 
+def test_stateless_move_with_the_search_bot(client):
+    """``policy: "search"`` is offered: the service's move is the search bot's move."""
+    bot = Bot("search")
+    for pos in heuristic_positions(seed=43, every=13, limit=4):
+        seat = from_position(pos).to_move
+        r = client.post("/move", json={"position": pos, "seat": seat, "policy": "search"})
+        assert r.status_code == 200, r.text
+        assert {k: r.json()[k] for k in ("action", "description")} == bot.choose(pos, seat)
+    assert "search" in client.get("/api").json()["policies"]
+
+
 def test_stateless_bad_requests(client):
     pos = to_position(Game(seed=2))
     seat = from_position(pos).to_move

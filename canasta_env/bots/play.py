@@ -1,6 +1,6 @@
 """Play Canasta in the terminal against bots.
 
-    python -m canasta_env.bots.play [--seat 0] [--policy heuristic] [--seed S] [--game]
+    python -m canasta_env.bots.play [--seat 0] [--policy heuristic|search] [--seed S] [--game]
                                     [--variant classic|hand_and_foot]
     python -m training.play ...    # the same, with .zip checkpoints loadable (canasta-play)
 
@@ -168,8 +168,8 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     p = ArgumentParser(prog=prog, description="Play Canasta in the terminal against bots.")
     p.add_argument("--seat", type=int, default=0, choices=range(4), help="your seat 0..3")
     p.add_argument("--policy", default="heuristic",
-                   help="bots: heuristic, random, reference, or a .onnx path (.zip "
-                        "checkpoints: through python -m training.play)")
+                   help="bots: heuristic, search (the strongest), random, reference, or a .onnx "
+                        "path (.zip checkpoints: through python -m training.play)")
     p.add_argument("--seed", type=int, default=None, help="deal seed (random if omitted)")
     p.add_argument("--game", action="store_true",
                    help="play a whole game (to 5,000; Hand and Foot: four rounds), not one hand")

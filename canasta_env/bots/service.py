@@ -1,7 +1,7 @@
 """HTTP JSON service: Canasta games against trained or rule-based bots, for any frontend.
 
     python -m canasta_env.bots.service [--host 127.0.0.1] [--port 8000]
-                                       [--policy reference|heuristic|random|PATH]
+                                       [--policy reference|heuristic|search|random|PATH]
                                        [--db canasta_games.sqlite3 | URL] [--max-games N]
                                        [--idle-expiry SECONDS] [--max-decisions N]
                                        [--max-body BYTES] [--bot-threads N]
@@ -120,8 +120,9 @@ server (exit 0).
 
 Trust model: seat tokens keep each seat's hidden cards to its player. A view never
 contains another seat's hidden cards or the stock order. ``bot_policy`` / ``policy`` in
-requests may name ``"heuristic"``, ``"random"``, ``"reference"`` or the server's
-``--policy``; other checkpoint paths are refused, because loading a checkpoint unpickles
+requests may name ``"heuristic"``, ``"random"``, ``"reference"``, ``"search"`` (the
+heuristic improved by decision-time search, :class:`canasta_env.search.SearchPolicy`:
+the strongest bot, about 30 ms of one core per decision) or the server's ``--policy``; other checkpoint paths are refused, because loading a checkpoint unpickles
 it.
 """
 
@@ -163,7 +164,7 @@ from .table import drawn_cards, replay_document, with_words
 
 log = logging.getLogger("canasta_env.bots.service")
 
-BUILTIN_POLICIES = ("heuristic", "random", "reference")
+BUILTIN_POLICIES = ("heuristic", "random", "reference", "search")
 SEAT_KINDS = ("human", "bot")
 #: the largest ``target_score`` and ``starting_scores`` a game may have (10 x Classic's)
 MAX_SCORE = 50_000
@@ -865,7 +866,7 @@ class NewGame(BaseModel):
                                                       "'hand_and_foot'")
     seed: StrictInt | None = Field(None, description="deal seed (random if omitted)")
     bot_policy: StrictStr | None = Field(
-        None, description="'heuristic', 'random', 'reference' or the server's --policy "
+        None, description="'heuristic', 'random', 'reference', 'search' or the server's --policy "
                           "(default)")
     auto_deal: bool = Field(False, description="deal the next hand as soon as one ends")
     rules: dict[str, Any] | None = Field(
