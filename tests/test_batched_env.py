@@ -13,8 +13,7 @@ from canasta_env.policies import HeuristicPolicy
 
 pytestmark = pytest.mark.skipif(not available, reason="the native core is not built")
 
-from training.batched import (  # noqa: E402
-    HEURISTIC, RANDOM, SELF, SNAPSHOT, BatchedPartnershipVecEnv, check_batched)
+from training.batched import HEURISTIC, RANDOM, SELF, SNAPSHOT, BatchedPartnershipVecEnv, check_batched  # noqa: E402
 
 
 # -- VectorGames: subsets, redeal, starting points -------------------------------------

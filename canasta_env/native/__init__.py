@@ -40,8 +40,7 @@ from __future__ import annotations
 import warnings
 
 try:
-    from ._core import (NativeGame, VectorGames, determinised, search_game_values, search_seed,
-                        search_values)
+    from ._core import NativeGame, VectorGames, determinised, search_game_values, search_seed, search_values
     available = True
 except ImportError as _e:  # not built: no compiler at install time
     from .fallback import PyNativeGame as NativeGame
