@@ -171,10 +171,10 @@ def _run_demo(config: str, port: int, iterations: int, checkpoint_dir: str | Non
         log_worker.close()
         shutil.rmtree(tmp, ignore_errors=True)
     runners = report.get("runners", [])
-    episodes = {k: int(v) for k, v in report.get("episodes_by_node", {}).items()}
+    episodes = {k: int(v) for k, v in report.get("hands_by_node", {}).items()}
     evidence = {
         "nodes": nodes, "addresses": addresses, "second_node": node2, "runners": runners,
-        "episodes_by_node": episodes, "env_steps": report.get("env_steps"),
+        "hands_by_node": episodes, "env_steps": report.get("env_steps"),
         "ok": bool(runners) and all(r["node_id"] == node2 for r in runners)
         and episodes.get(node2, 0) > 0,
     }
@@ -203,8 +203,8 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)
         return 2
     print(f"env runners on node 2: {sum(r['node_id'] == ev['second_node'] for r in ev['runners'])}"
-          f"/{len(ev['runners'])}; episodes finished on node 2: "
-          f"{ev['episodes_by_node'].get(ev['second_node'], 0)}; "
+          f"/{len(ev['runners'])}; hands finished on node 2: "
+          f"{ev['hands_by_node'].get(ev['second_node'], 0)}; "
           f"{'OK' if ev['ok'] else 'FAILED'}", flush=True)
     return 0 if ev["ok"] else 1
 
