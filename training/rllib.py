@@ -389,9 +389,12 @@ def keep_on_loopback() -> None:
     os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
 
 
-def init_ray(cfg: RLlibConfig, address: str | None = None) -> None:
-    """Join the cluster at ``address``, or start a local Ray instance (on 127.0.0.1 when
-    :func:`keep_on_loopback` ran before ``ray`` was imported, as ``main`` does)."""
+def init_ray(cfg: RLlibConfig, address: str | None = None,
+             node_ip_address: str | None = None) -> None:
+    """Join the cluster at ``address`` (from this machine's ``node_ip_address`` when
+    given: the address its Ray node advertises, if not the one Ray would find), or start
+    a local Ray instance (on 127.0.0.1 when :func:`keep_on_loopback` ran before ``ray``
+    was imported, as ``main`` does)."""
     if not address:
         keep_on_loopback()
     import ray
@@ -399,6 +402,8 @@ def init_ray(cfg: RLlibConfig, address: str | None = None) -> None:
     kw = {"runtime_env": runtime_env(cfg), "include_dashboard": False,
           "log_to_driver": True, "logging_level": "ERROR"}
     if address:
+        if node_ip_address:
+            kw["_node_ip_address"] = node_ip_address
         ray.init(address=address, **kw)
         return
     need = cfg.env_runners.num_env_runners * cfg.env_runners.num_cpus_per_env_runner
