@@ -294,11 +294,14 @@ def _callbacks_class(env: str = "aec"):
                     self._node = "driver"
             metrics_logger.log_value(("hands_by_node", self._node), 1, reduce="lifetime_sum")
 
-        def on_episode_end(self, *, episode, metrics_logger=None, **kwargs) -> None:
+        def on_episode_end(self, *, episode, metrics_logger=None, prev_episode_chunks=(),
+                           **kwargs) -> None:
             if metrics_logger is None:
                 return
+            # the hand's reward comes at its end: in the last chunk of the episode
             rets = {a: float(e.get_return()) for a, e in episode.agent_episodes.items()}
-            self._log_hand(metrics_logger, rets.get("player_0", 0.0), len(episode))
+            length = len(episode) + sum(len(c) for c in prev_episode_chunks or ())
+            self._log_hand(metrics_logger, rets.get("player_0", 0.0), length)
 
     class CanastaVectorMetrics(CanastaMetrics):
         """:class:`CanastaMetrics` for ``env: vector`` (an RLlib episode holds one hand of
