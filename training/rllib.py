@@ -95,6 +95,10 @@ class EnvRunnersConfig(BaseModel):
     games_per_env: int = Field(64, ge=1, le=4096,
                                description="env: vector only: games in one env, stepped by "
                                "one call of the native core")
+    episode_steps: int = Field(512, ge=0, le=10**6,
+                               description="env: vector only: env steps of an RLlib episode "
+                               "during which a game whose hand ends deals the next one; then "
+                               "the running hands are played out and the episode ends")
     rollout_fragment_length: int | Literal["auto"] = Field(
         "auto", description="steps per env per sample call ('auto': the train batch split "
         "over the runners and their envs; env: vector counts agent steps)")
@@ -191,6 +195,7 @@ def env_config(cfg: RLlibConfig) -> dict:
     kw = env_kwargs(cfg)
     if cfg.env == "vector":
         kw["games"] = cfg.env_runners.games_per_env
+        kw["episode_steps"] = cfg.env_runners.episode_steps
     return kw
 
 
@@ -346,7 +351,10 @@ def ppo_config(cfg: RLlibConfig):
     p = cfg.ppo
     return (
         PPOConfig()
-        .environment(env_class(cfg), env_config=env_config(cfg), disable_env_checking=True)
+        .environment(env_class(cfg), env_config=env_config(cfg), disable_env_checking=True,
+                     # Discrete actions: nothing to unsquash or clip (and env: vector's
+                     # agent ids, which that step looks up, are not all known in advance)
+                     normalize_actions=False, clip_actions=False)
         .framework("torch")
         .env_runners(num_env_runners=er.num_env_runners,
                      num_envs_per_env_runner=er.num_envs_per_env_runner,
