@@ -17,8 +17,8 @@ masks, rewards, final observations; the tests compare them decision by decision)
 ``player_0..3``, one RLlib episode per hand); ``vector`` steps
 ``env_runners.games_per_env`` games of the native batched core per env step, so the env
 runner's module decides for all of them in one forward
-(:class:`training.rllib_vector_env.CanastaVectorEnv`, agents ``g<game>_p<seat>``, one
-RLlib episode per hand of every game of the batch; PPO counts agent steps).
+(:class:`training.rllib_vector_env.CanastaVectorEnv`, agents ``g<game>h<hand>_p<seat>``,
+several hands per game in one RLlib episode, each played whole; PPO counts agent steps).
 
 Self-play: all four seats are learners. ``policies: shared`` maps every seat to one
 masked module (``shared``); ``per_partnership`` gives each partnership its own
