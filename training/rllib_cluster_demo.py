@@ -44,7 +44,6 @@ import tempfile
 import time
 from pathlib import Path
 
-
 #: the address both nodes and the driver use: loopback, but not one Ray rewrites (see above)
 NODE_IP = "127.0.0.2"
 
