@@ -273,6 +273,20 @@ def _env_runner_class(cfg: RLlibConfig):
     return MultiAgentEnvRunner
 
 
+def _env_to_module(cfg: RLlibConfig) -> dict:
+    """``env: vector``: its own env-to-module connector in place of RLlib's default pieces
+    (:class:`training.rllib_vector_env.VectorEnvToModule`); ``aec``: RLlib's."""
+    if cfg.env != "vector":
+        return {}
+    from functools import partial
+
+    from .rllib_vector_env import env_to_module_connector
+
+    return {"env_to_module_connector": partial(env_to_module_connector,
+                                               module_ids=cfg.module_ids),
+            "add_default_connectors_to_env_to_module_pipeline": False}
+
+
 def _callbacks_class(env: str = "aec"):
     from ray.rllib.callbacks.callbacks import RLlibCallback
 
@@ -375,7 +389,7 @@ def ppo_config(cfg: RLlibConfig):
                   vf_loss_coeff=p.vf_coef, vf_clip_param=p.vf_clip, grad_clip=p.max_grad_norm,
                   grad_clip_by="global_norm")
         .callbacks(_callbacks_class(cfg.env))
-        .env_runners(env_runner_cls=_env_runner_class(cfg))
+        .env_runners(env_runner_cls=_env_runner_class(cfg), **_env_to_module(cfg))
         .debugging(seed=cfg.seed, log_level="ERROR")
         .reporting(metrics_num_episodes_for_smoothing=200)
     )

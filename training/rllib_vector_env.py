@@ -52,6 +52,8 @@ from __future__ import annotations
 from collections import Counter
 
 import numpy as np
+from ray.rllib.connectors.connector_v2 import ConnectorV2
+from ray.rllib.core.columns import Columns
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 from ray.rllib.env.multi_agent_env_runner import MultiAgentEnvRunner
 from ray.rllib.utils.metrics import (
@@ -349,3 +351,83 @@ class CanastaVectorEnvRunner(MultiAgentEnvRunner):
             log((NUM_MODULE_STEPS_SAMPLED, mid), k, reduce="sum")
             log((NUM_MODULE_STEPS_SAMPLED_LIFETIME, mid), k, reduce="lifetime_sum")
         return num_steps
+
+
+class VectorEnvToModule(ConnectorV2):
+    """The env-to-module connector of ``env: vector``, in place of RLlib's default pieces
+    (``AddObservationsFromEpisodesToBatch``, ``AgentToModuleMapping``,
+    ``BatchIndividualItems``, ``NumpyToTensor``; the module has no state and no time
+    axis): the observations the env has just returned, of the agents that are not done,
+    stacked into one tensor batch per module. RLlib's default pieces find the same agents
+    by looking back through every agent's episode data at each step, which with
+    ``4 * games`` agents per episode costs about a fifth of the env runner's time.
+
+    Produces ``{module_id: {"obs": {"observations": float32 [B, obs],
+    "action_mask": int8 [B, actions]}}}`` and, as ``AgentToModuleMapping`` does,
+    ``shared_data["memorized_map_structure"]`` (``{module_id: [(episode id, agent id),
+    ...]}``, row order) for RLlib's module-to-env pieces.
+
+    Args:
+        module_ids: the module ids (the output spaces are the agents' space per module).
+    """
+
+    def __init__(self, input_observation_space=None, input_action_space=None, *,
+                 module_ids=(), **kwargs) -> None:
+        self._module_ids = tuple(module_ids)
+        super().__init__(input_observation_space, input_action_space, **kwargs)
+
+    def _per_module(self, space):
+        import gymnasium as gym
+
+        if not isinstance(space, gym.spaces.Dict) or not self._module_ids:
+            return space
+        single = next(iter(space.spaces.values()))  # every agent's space is the same
+        return gym.spaces.Dict(dict.fromkeys(self._module_ids, single))
+
+    def recompute_output_observation_space(self, input_observation_space,
+                                           input_action_space):
+        return self._per_module(input_observation_space)
+
+    def recompute_output_action_space(self, input_observation_space, input_action_space):
+        return self._per_module(input_action_space)
+
+    def __call__(self, *, rl_module, batch, episodes, explore=None, shared_data=None,
+                 **kwargs):
+        import torch
+
+        from .rllib_module import MASK_KEY, OBS_KEY
+
+        observations = kwargs.get(Columns.OBS)
+        # the runner's extra pass over the episodes that just ended: nothing acts
+        if observations is None or len(observations) != len(episodes):
+            return batch
+        terms = kwargs.get(Columns.TERMINATEDS)
+        truncs = kwargs.get(Columns.TRUNCATEDS)
+        obs_rows: dict = {}
+        mask_rows: dict = {}
+        keys: dict = {}
+        for i, (episode, obs) in enumerate(zip(episodes, observations)):
+            if episode.is_done:
+                continue
+            term = terms[i] if terms is not None else {}
+            trunc = truncs[i] if truncs is not None else {}
+            for aid, o in obs.items():
+                if term.get(aid) or trunc.get(aid):
+                    continue
+                mid = episode.module_for(aid)
+                if mid not in keys:
+                    obs_rows[mid], mask_rows[mid], keys[mid] = [], [], []
+                obs_rows[mid].append(o[OBS_KEY])
+                mask_rows[mid].append(o[MASK_KEY])
+                keys[mid].append((episode.id_, aid))
+        if shared_data is not None:
+            shared_data["memorized_map_structure"] = keys
+        return {mid: {Columns.OBS: {OBS_KEY: torch.from_numpy(np.stack(obs_rows[mid])),
+                                    MASK_KEY: torch.from_numpy(np.stack(mask_rows[mid]))}}
+                for mid in keys}
+
+
+def env_to_module_connector(env=None, spaces=None, device=None, *, module_ids=()):
+    """``env_runners(env_to_module_connector=...)`` for ``env: vector`` (bind
+    ``module_ids`` with ``functools.partial``)."""
+    return VectorEnvToModule(module_ids=module_ids)
