@@ -24,6 +24,7 @@ from training.rllib_vector_env import (  # noqa: E402
     ALL_AGENTS,
     CanastaVectorEnv,
     CanastaVectorEnvRunner,
+    VectorEnvToModule,
 )
 
 pytestmark = pytest.mark.skipif(not native.available,
@@ -223,6 +224,41 @@ def test_step_refuses_bad_actions_and_changes_nothing():
     for bad in ({"games": 0}, {"episode_steps": -1}, {"games": True}):
         with pytest.raises(ValueError, match="must be an int"):
             CanastaVectorEnv(bad)
+
+
+def test_env_to_module_batches_the_agents_on_turn_per_module():
+    """VectorEnvToModule: the agents on turn, one row each, under their module (rows in
+    the order of memorized_map_structure); done agents (final observations) never."""
+    from ray.rllib.core.columns import Columns
+    from ray.rllib.env.multi_agent_episode import MultiAgentEpisode
+
+    vec = CanastaVectorEnv({"games": 5, "episode_steps": 0, "max_decisions": 2})
+    conn = VectorEnvToModule(vec.observation_space, vec.action_space,
+                             module_ids=("team_0", "team_1"))
+    assert set(conn.observation_space.spaces) == {"team_0", "team_1"}
+    assert conn.observation_space["team_0"] == vec.get_observation_space("g0h0_p0")
+    episode = MultiAgentEpisode(
+        agent_to_module_mapping_fn=lambda aid, ep: f"team_{int(aid[-1]) % 2}")
+    obs, _ = vec.reset(seed=1)
+    episode.add_env_reset(observations=obs)
+    shared: dict = {}
+    out = conn(rl_module=None, batch={}, episodes=[episode], shared_data=shared,
+               **{Columns.OBS: [obs]})
+    rows = shared["memorized_map_structure"]
+    assert sorted(a for m in rows for _, a in rows[m]) == sorted(obs)
+    for mid, keys in rows.items():
+        batch = out[mid][Columns.OBS]
+        assert all(mid == f"team_{int(a[-1]) % 2}" and e == episode.id_ for e, a in keys)
+        for k, (_, a) in enumerate(keys):
+            assert batch["observations"][k].numpy().tobytes() == obs[a]["observations"].tobytes()
+            assert batch["action_mask"][k].numpy().tobytes() == obs[a]["action_mask"].tobytes()
+    for _ in range(2):  # max_decisions: every hand truncated, nobody on turn any more
+        acts = {a: int(np.flatnonzero(o["action_mask"])[0]) for a, o in obs.items()}
+        obs, rew, term, trunc, _ = vec.step(acts)
+    assert trunc["__all__"] and len(obs) == 20
+    out = conn(rl_module=None, batch={}, episodes=[episode], shared_data=shared,
+               **{Columns.OBS: [obs], Columns.TERMINATEDS: [term], Columns.TRUNCATEDS: [trunc]})
+    assert out == {} and shared["memorized_map_structure"] == {}
 
 
 @pytest.mark.parametrize("policies", ["shared", "per_partnership"])
