@@ -43,8 +43,9 @@ Deals: ``reset(seed=x)`` deals game ``i`` from the ``VectorGames`` seed ``x * ga
 deals differ from the Python engine's. Finished hands are recorded for the metrics
 callback (:meth:`CanastaVectorEnv.pop_stats`).
 
-Needs the compiled core (as ``vec_env: batched`` of the sb3 trainer); imports no torch.
-:class:`CanastaVectorEnvRunner` is the env runner for it.
+Needs the compiled core (as ``vec_env: batched`` of the sb3 trainer). Its RLlib parts:
+:class:`CanastaVectorEnvRunner` (the env runner) and :class:`VectorEnvToModule` (the
+env-to-module connector, the only piece that imports torch, when called).
 """
 
 from __future__ import annotations
@@ -147,8 +148,9 @@ class CanastaVectorEnv(MultiAgentEnv):
 
     # -- RLlib MultiAgentEnv API -----------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None):
-        """Start an episode: every game plays the hand dealt when its last one ended.
-        ``seed`` re-deals every game (game ``i`` from ``seed * games + i``);
+        """Start an episode: every game plays the hand dealt when its last one ended (a
+        reset in mid-episode lets the running hands go on). ``seed`` re-deals every game
+        (game ``i`` from ``seed * games + i``);
         ``options={"positions": {game: position}}`` (or a list, one per game from game 0)
         then puts JSON positions (running hands, e.g. ``raw_env.position()``) into those
         games. Returns the observations of the seats on turn (one per game) and empty
