@@ -204,11 +204,25 @@ def test_vector_games_set_position_plays_like_the_engine():
             sheets = g.sheets
             diff = sheets[0].hand_score - sheets[1].hand_score
             assert v.rewards[1, 0] == np.float32(diff * 0.001)
+            # every seat's view of the finished hand, before the next deal
+            assert [v.final_observations[1, s].tobytes() for s in range(4)] == \
+                [encode(g, s).tobytes() for s in range(4)]
             break
         assert not v.dones[1]
         assert v.position(1)["hands"] == to_position(g)["hands"]
     with pytest.raises(ValueError, match="options differ"):
         v.set_position(0, to_position(Game(classic(), seed=1)))
+
+
+def test_vector_games_redeal_keeps_the_truncated_views():
+    v = native.VectorGames(3, classic(), seed=5)
+    for _ in range(20):
+        v.step(v.sample_actions())
+    g = from_position(v.position(2))
+    v.redeal([2])
+    assert [v.final_observations[2, s].tobytes() for s in range(4)] == \
+        [encode(g, s).tobytes() for s in range(4)]
+    assert not v.final_observations[:2].any()  # the other games ended no hand
 
 
 def test_python_fallback_has_the_same_api():
@@ -217,6 +231,7 @@ def test_python_fallback_has_the_same_api():
 
     v = PyVectorGames(3, hand_and_foot(), seed=1)
     assert v.observations.shape == (3, 245) and v.masks.shape == (3, 98)
+    assert v.final_observations.shape == (3, 4, 245)
     for _ in range(30):
         v.step(v.sample_actions())
     before = [v.position(i) for i in range(3)]

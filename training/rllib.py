@@ -8,8 +8,17 @@ with one, the driver joins that cluster and the env runners are placed on its no
 
 Reads top to bottom: the validated config (:class:`RLlibConfig`), the AEC env through
 RLlib's PettingZoo wrapper (:class:`CanastaRLlibEnv`), per-partnership metrics
-(:class:`CanastaMetrics`), the PPO config (:func:`ppo_config`), the training loop
+(``CanastaMetrics``), the PPO config (:func:`ppo_config`), the training loop
 (:func:`train`).
+
+Two envs, by ``env`` in the config, with the same agents' view of the game (observations,
+masks, rewards, final observations; the tests compare them decision by decision):
+``aec`` steps one game and one seat per env step (:class:`CanastaRLlibEnv`, agents
+``player_0..3``, one RLlib episode per hand); ``vector`` steps
+``env_runners.games_per_env`` games of the native batched core per env step, so the env
+runner's module decides for all of them in one forward
+(:class:`training.rllib_vector_env.CanastaVectorEnv`, agents ``g<game>h<hand>_p<seat>``,
+several hands per game in one RLlib episode, each played whole; PPO counts agent steps).
 
 Self-play: all four seats are learners. ``policies: shared`` maps every seat to one
 masked module (``shared``); ``per_partnership`` gives each partnership its own
@@ -81,11 +90,21 @@ class EnvRunnersConfig(BaseModel):
     num_env_runners: int = Field(2, ge=0, le=1024,
                                  description="remote env runner actors (0: play in the driver)")
     num_envs_per_env_runner: int = Field(16, ge=1, le=256,
-                                         description="games each runner steps as one batch")
+                                         description="envs each runner steps as one batch "
+                                         "(env: aec, one game each; env: vector, 1 is enough)")
+    games_per_env: int = Field(64, ge=1, le=4096,
+                               description="env: vector only: games in one env, stepped by "
+                               "one call of the native core")
+    episode_steps: int = Field(512, ge=0, le=10**6,
+                               description="env: vector only: env steps of an RLlib episode "
+                               "during which a game whose hand ends deals the next one; then "
+                               "the running hands are played out and the episode ends")
     rollout_fragment_length: int | Literal["auto"] = Field(
-        "auto", description="env steps per runner per sample call ('auto': the train batch "
-        "split over the runners)")
+        "auto", description="steps per env per sample call ('auto': the train batch split "
+        "over the runners and their envs; env: vector counts agent steps)")
     num_cpus_per_env_runner: int = Field(1, ge=0)
+    torch_threads: int = Field(1, ge=1, le=256, description="torch threads of each env "
+                               "runner (its OMP_NUM_THREADS; remote learners get it too)")
     custom_resources: dict[str, float] = Field(
         {}, description="Ray custom resources each runner needs, e.g. {worker_node: 1} to "
         "place runners only on nodes started with --resources '{\"worker_node\": N}'")
@@ -119,6 +138,11 @@ class RLlibConfig(BaseModel):
                           description="checkpoints/<run_name>/ and runs/<run_name>/")
     variant: Literal["classic", "hand_and_foot"] = "classic"
     seed: int = Field(0, ge=0)
+    env: Literal["aec", "vector"] = Field(
+        "aec", description="aec: the PettingZoo AEC env through RLlib's wrapper, one game "
+        "and one seat per env step (CanastaRLlibEnv); vector: env_runners.games_per_env "
+        "games on the native batched core, one env step for all of them "
+        "(training.rllib_vector_env.CanastaVectorEnv; needs the compiled core)")
     # the env, as training.config.TrainConfig
     starting_scores: Literal["sample", "zero"] = "sample"
     reward: Literal["score_diff", "win_loss"] = "score_diff"
@@ -132,8 +156,9 @@ class RLlibConfig(BaseModel):
                                  "that reaches it")
     max_minutes: float | None = Field(None, gt=0, description="also stop after this wall time")
     num_learners: int = Field(0, ge=0, description="0: the learner runs in the driver")
-    torch_threads: int = Field(1, ge=1, description="torch threads of the driver / learner "
-                               "and OMP_NUM_THREADS of the env runners")
+    torch_threads: int = Field(1, ge=1, description="torch threads of the driver (and of the "
+                               "learner with num_learners: 0; PPO updates while the env "
+                               "runners wait, so it may use every core)")
     checkpoint_dir: str = "checkpoints"
     tensorboard_dir: str = "runs"
     checkpoint_every: int = Field(20, ge=1, description="iterations between checkpoints")
@@ -163,10 +188,24 @@ def load_rllib_config(path: str | Path, **overrides) -> RLlibConfig:
 
 
 def env_config(cfg: RLlibConfig) -> dict:
-    """Keyword arguments of :class:`canasta_env.raw_env` for a config."""
+    """RLlib's ``env_config`` of a config: the keyword arguments of
+    :class:`canasta_env.raw_env`, plus ``games`` with ``env: vector``."""
     from .train import env_kwargs
 
-    return env_kwargs(cfg)
+    kw = env_kwargs(cfg)
+    if cfg.env == "vector":
+        kw["games"] = cfg.env_runners.games_per_env
+        kw["episode_steps"] = cfg.env_runners.episode_steps
+    return kw
+
+
+def env_class(cfg: RLlibConfig) -> type:
+    """The ``MultiAgentEnv`` class of ``cfg.env``."""
+    if cfg.env == "vector":
+        from .rllib_vector_env import CanastaVectorEnv
+
+        return CanastaVectorEnv
+    return CanastaRLlibEnv
 
 
 # ---------------------------------------------------------------------------- env
@@ -222,32 +261,88 @@ class CanastaRLlibEnv(_wrapper_base()):
         return self._rename(obs), rew, term, trunc, info
 
 
-def _callbacks_class():
+def _env_runner_class(cfg: RLlibConfig):
+    """RLlib's env runner (``aec``), or :class:`training.rllib_vector_env.
+    CanastaVectorEnvRunner` (``vector``)."""
+    if cfg.env == "vector":
+        from .rllib_vector_env import CanastaVectorEnvRunner
+
+        return CanastaVectorEnvRunner
+    from ray.rllib.env.multi_agent_env_runner import MultiAgentEnvRunner
+
+    return MultiAgentEnvRunner
+
+
+def _env_to_module(cfg: RLlibConfig) -> dict:
+    """``env: vector``: its own env-to-module connector in place of RLlib's default pieces
+    (:class:`training.rllib_vector_env.VectorEnvToModule`); ``aec``: RLlib's."""
+    if cfg.env != "vector":
+        return {}
+    from functools import partial
+
+    from .rllib_vector_env import env_to_module_connector
+
+    return {"env_to_module_connector": partial(env_to_module_connector,
+                                               module_ids=cfg.module_ids),
+            "add_default_connectors_to_env_to_module_pipeline": False}
+
+
+def _callbacks_class(env: str = "aec"):
     from ray.rllib.callbacks.callbacks import RLlibCallback
 
     class CanastaMetrics(RLlibCallback):
-        """Per-partnership returns (the mean over all agents is always zero in this
-        zero-sum game), hand length, and episodes counted per Ray node."""
+        """Per hand: the returns of each partnership (the mean over all agents is always
+        zero in this zero-sum game), the hand length in decisions, and hands counted per
+        Ray node (``hands_by_node``). ``env: aec``: one hand per RLlib episode."""
 
-        def on_episode_end(self, *, episode, metrics_logger=None, **kwargs) -> None:
-            if metrics_logger is None:
-                return
-            import ray
+        _node: str | None = None
 
-            rets = {a: float(e.get_return()) for a, e in episode.agent_episodes.items()}
-            team0 = rets.get("player_0", 0.0)
+        def _log_hand(self, metrics_logger, team0: float, length: int) -> None:
             metrics_logger.log_value("team_0_return", team0, window=200)
-            metrics_logger.log_value("team_1_return", rets.get("player_1", 0.0), window=200)
+            metrics_logger.log_value("team_1_return", -team0, window=200)
             metrics_logger.log_value("team_0_win", float(team0 > 0) + 0.5 * (team0 == 0),
                                      window=200)
             metrics_logger.log_value("abs_return", abs(team0), window=200)
-            try:
-                node = ray.get_runtime_context().get_node_id()
-            except Exception:  # noqa: BLE001 - not inside Ray (a local runner)
-                node = "driver"
-            metrics_logger.log_value(("episodes_by_node", node), 1, reduce="lifetime_sum")
+            metrics_logger.log_value("hand_length", length, window=200)
+            if self._node is None:
+                import ray
 
-    return CanastaMetrics
+                try:
+                    self._node = ray.get_runtime_context().get_node_id()
+                except Exception:  # noqa: BLE001 - not inside Ray (a local runner)
+                    self._node = "driver"
+            metrics_logger.log_value(("hands_by_node", self._node), 1, reduce="lifetime_sum")
+
+        def on_episode_end(self, *, episode, metrics_logger=None, prev_episode_chunks=(),
+                           **kwargs) -> None:
+            if metrics_logger is None:
+                return
+            # the hand's reward comes at its end: in the last chunk of the episode
+            rets = {a: float(e.get_return()) for a, e in episode.agent_episodes.items()}
+            length = len(episode) + sum(len(c) for c in prev_episode_chunks or ())
+            self._log_hand(metrics_logger, rets.get("player_0", 0.0), length)
+
+    class CanastaVectorMetrics(CanastaMetrics):
+        """:class:`CanastaMetrics` for ``env: vector`` (an RLlib episode holds one hand of
+        each game): the hands are logged as they finish, from
+        :meth:`~training.rllib_vector_env.CanastaVectorEnv.pop_finished_hands`; and the
+        decisions of all seats (``num_decisions_lifetime``, the env steps of
+        ``total_timesteps``)."""
+
+        def on_episode_step(self, *, env=None, env_index=0, metrics_logger=None,
+                            **kwargs) -> None:
+            if metrics_logger is None or env is None:
+                return
+            decisions, hands = env.envs[env_index].unwrapped.pop_stats()
+            metrics_logger.log_value("num_decisions_lifetime", decisions,
+                                     reduce="lifetime_sum")
+            for team0, length, _truncated in hands:
+                self._log_hand(metrics_logger, team0, length)
+
+        def on_episode_end(self, **kwargs) -> None:
+            pass
+
+    return CanastaVectorMetrics if env == "vector" else CanastaMetrics
 
 
 # ---------------------------------------------------------------------------- PPO
@@ -270,7 +365,10 @@ def ppo_config(cfg: RLlibConfig):
     p = cfg.ppo
     return (
         PPOConfig()
-        .environment(CanastaRLlibEnv, env_config=env_config(cfg), disable_env_checking=True)
+        .environment(env_class(cfg), env_config=env_config(cfg), disable_env_checking=True,
+                     # Discrete actions: nothing to unsquash or clip (and env: vector's
+                     # agent ids, which that step looks up, are not all known in advance)
+                     normalize_actions=False, clip_actions=False)
         .framework("torch")
         .env_runners(num_env_runners=er.num_env_runners,
                      num_envs_per_env_runner=er.num_envs_per_env_runner,
@@ -280,7 +378,9 @@ def ppo_config(cfg: RLlibConfig):
                      sample_timeout_s=er.sample_timeout_s)
         .learners(num_learners=cfg.num_learners)
         .multi_agent(policies=set(cfg.module_ids), policy_mapping_fn=mapping,
-                     policies_to_train=list(cfg.module_ids))
+                     policies_to_train=list(cfg.module_ids),
+                     # vector: one env step is a decision in every game
+                     count_steps_by="agent_steps" if cfg.env == "vector" else "env_steps")
         .rl_module(rl_module_spec=MultiRLModuleSpec(
             rl_module_specs={m: spec for m in cfg.module_ids}))
         .training(lr=p.learning_rate, train_batch_size_per_learner=p.train_batch_size,
@@ -288,7 +388,8 @@ def ppo_config(cfg: RLlibConfig):
                   lambda_=p.gae_lambda, clip_param=p.clip_range, entropy_coeff=p.ent_coef,
                   vf_loss_coeff=p.vf_coef, vf_clip_param=p.vf_clip, grad_clip=p.max_grad_norm,
                   grad_clip_by="global_norm")
-        .callbacks(_callbacks_class())
+        .callbacks(_callbacks_class(cfg.env))
+        .env_runners(env_runner_cls=_env_runner_class(cfg), **_env_to_module(cfg))
         .debugging(seed=cfg.seed, log_level="ERROR")
         .reporting(metrics_num_episodes_for_smoothing=200)
     )
@@ -297,9 +398,9 @@ def ppo_config(cfg: RLlibConfig):
 def runtime_env(cfg: RLlibConfig) -> dict:
     """The Ray job's runtime env: this checkout first on ``PYTHONPATH`` (so the runners
     import the same ``canasta_env`` / ``training`` as the driver even when another
-    checkout is pip-installed) and one thread per runner."""
+    checkout is pip-installed) and ``env_runners.torch_threads`` threads per runner."""
     path = os.pathsep.join(p for p in (str(REPO_ROOT), os.environ.get("PYTHONPATH", "")) if p)
-    threads = str(cfg.torch_threads)
+    threads = str(cfg.env_runners.torch_threads)
     return {"env_vars": {"PYTHONPATH": path, "OMP_NUM_THREADS": threads,
                          "MKL_NUM_THREADS": threads}}
 
@@ -313,9 +414,12 @@ def keep_on_loopback() -> None:
     os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
 
 
-def init_ray(cfg: RLlibConfig, address: str | None = None) -> None:
-    """Join the cluster at ``address``, or start a local Ray instance (on 127.0.0.1 when
-    :func:`keep_on_loopback` ran before ``ray`` was imported, as ``main`` does)."""
+def init_ray(cfg: RLlibConfig, address: str | None = None,
+             node_ip_address: str | None = None) -> None:
+    """Join the cluster at ``address`` (from this machine's ``node_ip_address`` when
+    given: the address its Ray node advertises, if not the one Ray would find), or start
+    a local Ray instance (on 127.0.0.1 when :func:`keep_on_loopback` ran before ``ray``
+    was imported, as ``main`` does)."""
     if not address:
         keep_on_loopback()
     import ray
@@ -323,6 +427,8 @@ def init_ray(cfg: RLlibConfig, address: str | None = None) -> None:
     kw = {"runtime_env": runtime_env(cfg), "include_dashboard": False,
           "log_to_driver": True, "logging_level": "ERROR"}
     if address:
+        if node_ip_address:
+            kw["_node_ip_address"] = node_ip_address
         ray.init(address=address, **kw)
         return
     need = cfg.env_runners.num_env_runners * cfg.env_runners.num_cpus_per_env_runner
@@ -343,9 +449,9 @@ def _scalars(result: dict, module_ids: tuple[str, ...]) -> dict[str, float]:
     """The figures of one iteration worth logging (per partnership, not the zero mean)."""
     er = result.get("env_runners", {})
     out = {}
-    for key in ("team_0_return", "team_1_return", "team_0_win", "abs_return",
+    for key in ("team_0_return", "team_1_return", "team_0_win", "abs_return", "hand_length",
                 "episode_len_mean", "num_episodes", "num_env_steps_sampled_lifetime",
-                "num_env_steps_sampled"):
+                "num_env_steps_sampled", "num_decisions_lifetime"):
         v = er.get(key)
         if isinstance(v, (int, float)) and math.isfinite(v):
             out[f"env_runners/{key}"] = float(v)
@@ -396,7 +502,8 @@ def _runner_info(runner) -> dict:
 def train(cfg: RLlibConfig, address: str | None = None, report: dict | None = None) -> Path:
     """Run one RLlib training; returns the final checkpoint directory. ``report``, when
     given, receives ``runners`` (:func:`_runner_info` of each remote env runner),
-    ``episodes_by_node`` (finished episodes per Ray node id), ``env_steps``,
+    ``hands_by_node`` (finished hands per Ray node id), ``env_steps`` (decisions of all
+    seats),
     ``iterations`` and ``seconds``.
 
     Raises:
@@ -422,6 +529,9 @@ def train(cfg: RLlibConfig, address: str | None = None, report: dict | None = No
     writer.add_text("config", "\n".join(f"    {line}" for line in
                                         (run_dir / "config.yaml").read_text().splitlines()))
     algo = None
+    # the decisions of all seats: one per env step (aec), or counted by the callback
+    steps_key = ("env_runners/num_decisions_lifetime" if cfg.env == "vector"
+                 else "env_runners/num_env_steps_sampled_lifetime")
     try:
         algo = ppo_config(cfg).build_algo()
         t0 = time.time()
@@ -430,7 +540,7 @@ def train(cfg: RLlibConfig, address: str | None = None, report: dict | None = No
             result = algo.train()
             it += 1
             scal = _scalars(result, cfg.module_ids)
-            steps = int(scal.get("env_runners/num_env_steps_sampled_lifetime", steps))
+            steps = int(scal.get(steps_key, steps))
             elapsed = time.time() - t0
             scal["time/env_steps_per_s"] = steps / max(elapsed, 1e-9)
             for k, v in scal.items():
@@ -439,7 +549,7 @@ def train(cfg: RLlibConfig, address: str | None = None, report: dict | None = No
                 print(f"iter {it:4d}  steps {steps:9,d}  {scal['time/env_steps_per_s']:7.0f} "
                       f"steps/s  team_0 return "
                       f"{scal.get('env_runners/team_0_return', float('nan')):+.3f}  "
-                      f"hand length {scal.get('env_runners/episode_len_mean', float('nan')):.0f}"
+                      f"hand length {scal.get('env_runners/hand_length', float('nan')):.0f}"
                       f"  {elapsed / 60:.1f} min", flush=True)
             done = steps >= cfg.total_timesteps or \
                 (cfg.max_minutes is not None and elapsed >= cfg.max_minutes * 60)
@@ -458,17 +568,17 @@ def train(cfg: RLlibConfig, address: str | None = None, report: dict | None = No
         seconds = time.time() - t0
         final = run_dir / "final"
         algo.save_to_path(str(final))
-        nodes = dict(_get(result, "env_runners", "episodes_by_node", default={}) or {})
+        nodes = dict(_get(result, "env_runners", "hands_by_node", default={}) or {})
         runners = algo.env_runner_group.foreach_env_runner(_runner_info, local_env_runner=False)
         print(f"trained {steps:,} env steps in {it} iterations, {seconds / 60:.1f} min "
               f"({steps / max(seconds, 1e-9):.0f} steps/s); saved {final}", flush=True)
         for r in runners:
             print(f"env runner {r['worker_index']}: node {r['node_id'][:12]} host {r['hostname']} "
                   f"pid {r['pid']}", flush=True)
-        print(f"finished episodes by node: { {k[:12]: int(v) for k, v in nodes.items()} }",
+        print(f"finished hands by node: { {k[:12]: int(v) for k, v in nodes.items()} }",
               flush=True)
         if report is not None:
-            report.update(runners=runners, episodes_by_node=nodes, env_steps=steps,
+            report.update(runners=runners, hands_by_node=nodes, env_steps=steps,
                           iterations=it, seconds=seconds)
     finally:
         if algo is not None:

@@ -4,15 +4,24 @@ second node play the games RLlib trains on.
     python -m training.rllib_cluster_demo [--port 6390] [--config configs/rllib_smoke.yaml]
 
 Starts ``ray start --head --block`` (node 1, 1 CPU) and ``ray start --address
-127.0.0.1:PORT --block`` (node 2, 2 CPUs and the custom resource ``worker_node``) as child
-processes bound to 127.0.0.1 with their own temp dir, joins the cluster, trains the config
-for ``--iterations`` iterations with two env runners that need ``worker_node`` (so Ray
-must place them on node 2; the learner stays in this driver on node 1), prints each
-runner's node id, host and pid and the finished episodes per node, writes them to
-``<run>/cluster_demo.json``, and exits 0 only if every runner ran on node 2 and node 2
-finished episodes. Both nodes are stopped at the end by terminating the two ``ray start
+127.0.0.2:PORT --block`` (node 2, 2 CPUs and the custom resource ``worker_node``) as child
+processes, both with ``--node-ip-address=127.0.0.2``, joins the cluster from that address,
+trains the config for ``--iterations`` iterations with two env runners that need
+``worker_node`` (so Ray must place them on node 2; the learner stays in this driver on
+node 1), prints each runner's node id, host and pid and the finished hands per node,
+writes them and the nodes' advertised addresses to ``<run>/cluster_demo.json``, and exits
+0 only if both nodes advertised a loopback address, every runner ran on node 2 and node 2
+finished hands. Both nodes are stopped at the end by terminating the two ``ray start
 --block`` processes this script started (never ``ray stop``, which would stop every Ray
 node of the user on this machine).
+
+Why 127.0.0.2 (:data:`NODE_IP`): Ray replaces ``127.0.0.1`` / ``localhost`` given as a
+node's address by the machine's network address (``resolve_ip_for_localhost``) when
+multi-node clusters are enabled, and refuses to start a second node when they are not
+(``RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0``, the single-node loopback setting of
+:func:`training.rllib.keep_on_loopback`). Any other address of 127.0.0.0/8 is loopback on
+Linux too and Ray keeps it as given. (The GCS and raylets still listen on every interface,
+as Ray's servers do; the nodes advertise and use 127.0.0.2 only.)
 
 On a real cluster the same run is ``ray start --head --port 6379`` on one machine,
 ``ray start --address HEAD:6379`` on the others, then ``python -m training.rllib --config
@@ -22,6 +31,7 @@ On a real cluster the same run is ``ray start --head --port 6379`` on one machin
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import json
 import os
 import secrets
@@ -34,6 +44,9 @@ import tempfile
 import time
 from pathlib import Path
 
+#: the address both nodes and the driver use: loopback, but not one Ray rewrites (see above)
+NODE_IP = "127.0.0.2"
+
 
 def _ray_cmd() -> list[str]:
     exe = shutil.which("ray")
@@ -43,12 +56,12 @@ def _ray_cmd() -> list[str]:
 def _port_open(port: int) -> bool:
     with socket.socket() as s:
         s.settimeout(0.5)
-        return s.connect_ex(("127.0.0.1", port)) == 0
+        return s.connect_ex((NODE_IP, port)) == 0
 
 
 def _free_port() -> int:
     with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
+        s.bind((NODE_IP, 0))
         return s.getsockname()[1]
 
 
@@ -119,10 +132,12 @@ def _run_demo(config: str, port: int, iterations: int, checkpoint_dir: str | Non
         data["tensorboard_dir"] = str(Path(checkpoint_dir) / "runs")
     data["env_runners"].update(num_env_runners=2, num_cpus_per_env_runner=1,
                                custom_resources={"worker_node": 1})
+    if data["env"] == "vector":  # few games per runner, so that hands end within the run
+        data["env_runners"]["games_per_env"] = min(data["env_runners"]["games_per_env"], 2)
     cfg = type(base)(**data)
 
     tmp = tempfile.mkdtemp(prefix="rayd", dir="/tmp")  # short: Ray's socket paths
-    common = ["--block", "--node-ip-address=127.0.0.1", "--disable-usage-stats"]
+    common = ["--block", f"--node-ip-address={NODE_IP}", "--disable-usage-stats"]
     env = dict(os.environ, RAY_USAGE_STATS_ENABLED="0", **auth)
     env.pop("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", None)  # a cluster of two nodes
     log_head = open(Path(tmp) / "head.log", "w")  # noqa: SIM115 - closed in finally
@@ -141,11 +156,11 @@ def _run_demo(config: str, port: int, iterations: int, checkpoint_dir: str | Non
             time.sleep(0.5)
         print(f"node 1 (head): ray start --head --port {port} pid {head.pid}", flush=True)
         worker = subprocess.Popen(
-            [*_ray_cmd(), "start", f"--address=127.0.0.1:{port}", "--num-cpus=2",
+            [*_ray_cmd(), "start", f"--address={NODE_IP}:{port}", "--num-cpus=2",
              "--resources={\"worker_node\": 2}", f"--object-store-memory={200 * 2**20}",
              *common],
             stdout=log_worker, stderr=subprocess.STDOUT, start_new_session=True, env=env)
-        init_ray(cfg, f"127.0.0.1:{port}")
+        init_ray(cfg, f"{NODE_IP}:{port}", node_ip_address=NODE_IP)
         while True:
             alive = [n for n in ray.nodes() if n["Alive"]]
             if len(alive) >= 2:
@@ -157,7 +172,7 @@ def _run_demo(config: str, port: int, iterations: int, checkpoint_dir: str | Non
                  for n in alive}
         addresses = sorted({n["NodeManagerAddress"] for n in alive})
         node2 = next(k for k, v in nodes.items() if v == "worker")
-        print(f"node 2: ray start --address 127.0.0.1:{port} pid {worker.pid}, node id "
+        print(f"node 2: ray start --address {NODE_IP}:{port} pid {worker.pid}, node id "
               f"{node2[:12]}", flush=True)
         report: dict = {}
         train(cfg, report=report)
@@ -171,12 +186,13 @@ def _run_demo(config: str, port: int, iterations: int, checkpoint_dir: str | Non
         log_worker.close()
         shutil.rmtree(tmp, ignore_errors=True)
     runners = report.get("runners", [])
-    episodes = {k: int(v) for k, v in report.get("episodes_by_node", {}).items()}
+    hands = {k: int(v) for k, v in report.get("hands_by_node", {}).items()}
+    loopback = all(ipaddress.ip_address(a).is_loopback for a in addresses)
     evidence = {
-        "nodes": nodes, "addresses": addresses, "second_node": node2, "runners": runners,
-        "episodes_by_node": episodes, "env_steps": report.get("env_steps"),
-        "ok": bool(runners) and all(r["node_id"] == node2 for r in runners)
-        and episodes.get(node2, 0) > 0,
+        "nodes": nodes, "addresses": addresses, "loopback": loopback, "second_node": node2,
+        "runners": runners, "hands_by_node": hands, "env_steps": report.get("env_steps"),
+        "ok": loopback and bool(runners) and all(r["node_id"] == node2 for r in runners)
+        and hands.get(node2, 0) > 0,
     }
     (cfg.run_dir / "cluster_demo.json").write_text(json.dumps(evidence, indent=2))
     return evidence
@@ -203,8 +219,8 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)
         return 2
     print(f"env runners on node 2: {sum(r['node_id'] == ev['second_node'] for r in ev['runners'])}"
-          f"/{len(ev['runners'])}; episodes finished on node 2: "
-          f"{ev['episodes_by_node'].get(ev['second_node'], 0)}; "
+          f"/{len(ev['runners'])}; hands finished on node 2: "
+          f"{ev['hands_by_node'].get(ev['second_node'], 0)}; "
           f"{'OK' if ev['ok'] else 'FAILED'}", flush=True)
     return 0 if ev["ok"] else 1
 

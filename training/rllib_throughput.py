@@ -1,14 +1,18 @@
 """Env steps per second: Ray RLlib PPO against the project's batched MaskablePPO loop, one run.
 
     python -m training.rllib_throughput [--steps 40000] [--out /tmp/throughput]
+                                        [--rllib-env config|aec|vector]
 
 Trains both for about ``--steps`` steps on this machine, one after the other, with the
 same network (an MLP [256, 256]) and PPO settings (4096 steps per update, 4 epochs,
-minibatch 512): MaskablePPO from ``configs/classic.yaml`` (its batched env:
-:mod:`training.batched`, 64 games in one process) without the warm start and with the
-plain MLP (``features: mlp``), RLlib from ``configs/rllib_classic.yaml``. Prints the
-steps/s of each (training time only: imports, Ray start-up and env creation excluded as
-far as each trainer allows) and the ratio.
+minibatch 1024, 2 torch threads for the update): MaskablePPO from ``configs/classic.yaml``
+(its batched env: :mod:`training.batched`, 64 games in one process) without the warm
+start and with the plain MLP (``features: mlp``), RLlib from ``configs/rllib_classic.yaml``
+with the env it configures (``env: vector``: 64 games on the native core per env step,
+:mod:`training.rllib_vector_env`; ``--rllib-env aec`` measures the PettingZoo path
+instead, with 16 games per env runner). Prints the steps/s of each (training time only:
+imports, Ray start-up and env creation excluded as far as each trainer allows) and the
+ratio.
 
 What a step is differs: MaskablePPO counts the decisions of its learner seats (2 of the
 4; opponents from the pool play the others, outside the count), RLlib the decisions of
@@ -44,8 +48,11 @@ def run_sb3(steps: int, out: Path) -> tuple[int, float]:
     return steps, time.time() - t0
 
 
-def run_rllib(steps: int, out: Path) -> tuple[int, float]:
-    from .rllib import load_rllib_config, train
+def rllib_config(steps: int, out: Path, env: str = "config"):
+    """``configs/rllib_classic.yaml`` for a throughput run: ``steps`` env steps, no
+    checkpoints, ONNX export or evaluation; ``env`` ``aec`` or ``vector`` overrides the
+    config's env (``aec`` with 16 games per env runner, as before ``env: vector``)."""
+    from .rllib import load_rllib_config
 
     cfg = load_rllib_config(ROOT / "configs" / "rllib_classic.yaml")
     data = cfg.model_dump()
@@ -53,8 +60,19 @@ def run_rllib(steps: int, out: Path) -> tuple[int, float]:
                 checkpoint_dir=str(out), tensorboard_dir=str(out / "runs"),
                 checkpoint_every=10**6, export_onnx=False)
     data["eval"].update(every=0, final_hands=0)
+    if env == "aec" and data["env"] != "aec":
+        data["env"] = "aec"
+        data["env_runners"]["num_envs_per_env_runner"] = 16
+    elif env == "vector":
+        data["env"] = "vector"
+    return type(cfg)(**data)
+
+
+def run_rllib(steps: int, out: Path, env: str = "config") -> tuple[int, float]:
+    from .rllib import train
+
     report: dict = {}
-    train(type(cfg)(**data), report=report)
+    train(rllib_config(steps, out, env), report=report)
     return report["env_steps"], report["seconds"]
 
 
@@ -63,14 +81,20 @@ def main(argv: list[str] | None = None) -> int:
                                 description=__doc__.split("\n")[0])
     p.add_argument("--steps", type=int, default=40_000)
     p.add_argument("--out", default="/tmp/canasta_throughput")
+    p.add_argument("--rllib-env", choices=("config", "aec", "vector"), default="config",
+                   help="RLlib's env: the config's (default), or aec / vector")
     args = p.parse_args(argv)
     out = Path(args.out)
+    rcfg = rllib_config(args.steps, out, args.rllib_env)
+    what = (f"env: vector, {rcfg.env_runners.games_per_env} games per env" if rcfg.env == "vector"
+            else f"env: aec, {rcfg.env_runners.num_envs_per_env_runner} envs per runner")
     n_sb3, s_sb3 = run_sb3(args.steps, out)
-    n_rl, s_rl = run_rllib(args.steps, out)
+    n_rl, s_rl = run_rllib(args.steps, out, args.rllib_env)
     sb3, rl = n_sb3 / s_sb3, n_rl / s_rl
     print(f"MaskablePPO (training.train): {n_sb3:,} learner steps in {s_sb3:.1f} s = "
           f"{sb3:.0f} steps/s")
-    print(f"RLlib PPO (training.rllib):   {n_rl:,} env steps in {s_rl:.1f} s = {rl:.0f} steps/s")
+    print(f"RLlib PPO (training.rllib, {what}, {rcfg.env_runners.num_env_runners} env "
+          f"runners): {n_rl:,} env steps in {s_rl:.1f} s = {rl:.0f} steps/s")
     print(f"ratio RLlib / MaskablePPO: {rl / sb3:.2f}")
     return 0
 

@@ -87,6 +87,7 @@ class PyVectorGames:
         self.rewards = np.zeros((num_games, 4), dtype=np.float32)
         self.to_move = np.zeros(num_games, dtype=np.int8)
         self.dones = np.zeros(num_games, dtype=np.bool_)
+        self.final_observations = np.zeros((num_games, 4, self.obs_size), dtype=np.float32)
         self.reset(seed)
 
     @property
@@ -146,6 +147,8 @@ class PyVectorGames:
                 diff = g.sheets[0].hand_score - g.sheets[1].hand_score
                 r = np.float32(diff * self.reward_scale)
                 self.rewards[i] = (r, -r, r, -r)
+                for seat in range(4):
+                    self.final_observations[i, seat] = encode(g, seat)
                 self._deal(i)
             self._write(i)
         return self.observations, self.rewards, self.dones, self.to_move, self.masks

@@ -31,6 +31,12 @@ cdef class VectorGames:
             else 0.
         to_move: int8 (num_games,): the seat on turn (the partner while answering).
         dones: bool (num_games,): the step ended game i's hand (it was reset).
+        final_observations: float32 (num_games, 4, obs_size): the observation of each
+            seat of game i's last position before its last new deal: written when a
+            hand ends (the position with the hand over, as ``canasta_env.raw_env``
+            shows it to every seat at the end) and by :meth:`redeal` (the truncated
+            position); read it on the step that reports ``dones[i]`` or right after
+            :meth:`redeal` (zeros until then).
 
     The GIL stays held while the core runs: the exact search's memo tables (exact.c)
     are shared by every game of the process.
@@ -55,8 +61,10 @@ cdef class VectorGames:
     cdef uint64_t rng
     cdef readonly int num_games, num_actions, obs_size
     cdef readonly object options, observations, masks, rewards, to_move, dones
+    cdef readonly object final_observations
     cdef readonly double reward_scale
     cdef float[:, ::1] obs_v
+    cdef float[:, :, ::1] fin_v
     cdef int8_t[:, ::1] mask_v
     cdef float[:, ::1] rew_v
     cdef int8_t[::1] tm_v
@@ -127,7 +135,9 @@ cdef class VectorGames:
         self.rewards = np.zeros((num_games, 4), dtype=np.float32)
         self.to_move = np.zeros(num_games, dtype=np.int8)
         self.dones = np.zeros(num_games, dtype=np.bool_)
+        self.final_observations = np.zeros((num_games, 4, self.obs_size), dtype=np.float32)
         self.obs_v = self.observations
+        self.fin_v = self.final_observations
         self.mask_v = self.masks
         self.rew_v = self.rewards
         self.tm_v = self.to_move
@@ -189,6 +199,11 @@ cdef class VectorGames:
         else:
             cn_new_game(&self.games[i], z, -1)
         self.episodes[i] += 1
+
+    cdef void _write_final(self, int i) noexcept nogil:
+        cdef int seat
+        for seat in range(4):
+            cn_encode(&self.games[i], seat, &_SCALE[0], &self.fin_v[i, seat, 0])
 
     cdef void _write(self, int i) noexcept nogil:
         cdef cn_state *s = &self.games[i]
@@ -274,7 +289,8 @@ cdef class VectorGames:
     def redeal(self, games):
         """End the episodes of ``games`` (indices) without scoring them -- a truncation --
         and deal each one's next episode (the same seeding as after a finished hand);
-        their ``rewards`` rows are zeroed, ``dones`` False, the other arrays rewritten.
+        their ``rewards`` rows are zeroed, ``dones`` False, the other arrays rewritten
+        (``final_observations`` first: the four seats' views of the truncated hand).
 
         Raises:
             TypeError: ``games`` not integers (a bool mask: pass ``np.flatnonzero(mask)``).
@@ -292,6 +308,7 @@ cdef class VectorGames:
         cdef int j
         for g in idx:
             j = g
+            self._write_final(j)
             self._deal(j)
             self._write(j)
             self.rewards[j] = 0
@@ -311,6 +328,7 @@ cdef class VectorGames:
             self.rew_v[i, 2] = r
             self.rew_v[i, 3] = -r
             self.done_v[i] = 1
+            self._write_final(i)
             self._deal(i)
         else:
             self.rew_v[i, 0] = 0
