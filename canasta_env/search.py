@@ -33,7 +33,7 @@ class SearchSettings:
     """How the search decides.
 
     Attributes:
-        determinisations: deals of the unseen cards per legal action (1..4,096).
+        determinisations: deals of the unseen cards per legal action (2..4,096).
         z: standard errors by which an action's paired mean must beat the heuristic's
             action (>= 0).
         criterion: ``"win"`` (sign of the hand score difference) or ``"diff"`` (points).
@@ -46,12 +46,19 @@ class SearchSettings:
     max_decisions: int = 5000
 
     def __post_init__(self) -> None:
-        if not 1 <= self.determinisations <= 4096:
-            raise ValueError(f"determinisations must be in 1..4096, got {self.determinisations}")
-        if not (self.z >= 0 and math.isfinite(self.z)):
-            raise ValueError(f"z must be a finite number >= 0, got {self.z}")
+        def is_int(x):
+            return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
+
+        if not is_int(self.determinisations) or not 2 <= self.determinisations <= 4096:
+            raise ValueError(f"determinisations must be an int in 2..4096 (the paired test "
+                             f"needs two deals), got {self.determinisations!r}")
+        if not isinstance(self.z, (int, float, np.integer, np.floating)) or \
+                isinstance(self.z, bool) or not (math.isfinite(self.z) and self.z >= 0):
+            raise ValueError(f"z must be a finite number >= 0, got {self.z!r}")
         if self.criterion not in CRITERIA:
             raise ValueError(f"criterion must be one of {CRITERIA}, got {self.criterion!r}")
+        if not is_int(self.max_decisions) or self.max_decisions < 1:
+            raise ValueError(f"max_decisions must be an int >= 1, got {self.max_decisions!r}")
 
 
 def improve(values: np.ndarray, base: np.ndarray, settings: SearchSettings):
@@ -153,6 +160,9 @@ class SearchPolicy:
         to_move = native.to_move
         if to_move is None:
             raise ValueError("nobody is on turn: the hand is over")
+        if seat is not None and (not isinstance(seat, (int, np.integer)) or
+                                 isinstance(seat, bool) or not 0 <= seat <= 3):
+            raise ValueError(f"seat must be an int in 0..3, got {seat!r}")
         if seat is not None and seat != to_move:
             raise ValueError(f"seat {seat} is not on turn; seat {to_move} is to move")
         legal = native.legal_actions()

@@ -158,6 +158,31 @@ def test_search_values_refuses_bad_arguments():
         search_values(vg, [0], h._core, max_decisions=0)
     with pytest.raises(ValueError, match="seat must be in 0..3"):
         determinised(NativeGame.from_position(vg.position(0)), 4, 0)
+    # None in place of the batch, the game or the heuristic: refused, never read
+    from canasta_env.native import search_game_values
+    with pytest.raises(TypeError):
+        search_game_values(None, h._core, 2)
+    with pytest.raises(TypeError):
+        search_values(vg, [0], None, 2)
+    with pytest.raises(TypeError):
+        search_values(None, [], h._core, 2)
+    with pytest.raises(TypeError, match="seed must be an int"):
+        determinised(NativeGame.from_position(vg.position(0)), 0, "12")
+
+
+def test_positions_with_huge_counters_are_refused():
+    """A position whose decision count or hand number would overflow the core is refused
+    by the reader (the service's /move answered 500 with the search bot before)."""
+    from canasta_env.engine import PositionError, from_position, to_position
+    from canasta_env.engine import Game as PyGame
+
+    pos = to_position(PyGame(preset("classic"), seed=1))
+    for key, value, msg in (("decisions", 2**63, "decisions an int in 0..1,000,000,000,000,000"),
+                            ("hand_number", 2**31, "hand_number, minimum and turn_points "
+                                                   "within 0..100,000")):
+        bad = dict(pos, **{key: value})
+        with pytest.raises(PositionError, match=msg):
+            from_position(bad)
 
 
 def test_improve_keeps_the_heuristic_unless_clearly_beaten():
@@ -191,8 +216,14 @@ def test_improve_keeps_the_heuristic_unless_clearly_beaten():
 def test_settings_refuse_bad_values():
     from training.search import SearchSettings
 
-    with pytest.raises(ValueError, match="determinisations must be in 1..4096"):
-        SearchSettings(determinisations=0)
+    with pytest.raises(ValueError, match="determinisations must be an int in 2..4096"):
+        SearchSettings(determinisations=1)
+    with pytest.raises(ValueError, match="determinisations must be an int in 2..4096"):
+        SearchSettings(determinisations=2.5)
+    with pytest.raises(ValueError, match="max_decisions must be an int >= 1"):
+        SearchSettings(max_decisions=0)
+    with pytest.raises(ValueError, match="z must be a finite number >= 0"):
+        SearchSettings(z="1")
     with pytest.raises(ValueError, match="z must be a finite number >= 0"):
         SearchSettings(z=-1)
     with pytest.raises(ValueError, match="criterion must be one of"):
@@ -229,9 +260,61 @@ def test_cli_refuses_overwriting(tmp_path, capsys):
     assert out.read_bytes() == b"keep"
     ck = tmp_path / "model.zip"
     ck.write_bytes(b"keep")
-    assert main(["distill", "--init", "x.zip", "--data", str(out), "--out", str(ck)]) == 2
-    assert "never overwrites" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as e:
+        main(["distill", "--init", "checkpoints/reference/classic.zip", "--data", str(out),
+              "--out", str(ck)])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert err.strip() == (f"python -m training.search distill: error: argument --out: {ck} "
+                           f"exists; never overwritten")
     assert ck.read_bytes() == b"keep"
+
+
+@pytest.mark.parametrize("args,message", [
+    (["play", "--deals", "0"], "argument --deals: must be a positive int, got '0'"),
+    (["play", "--z", "nan"], "argument --z: must be a finite number >= 0, got 'nan'"),
+    (["play", "--record", "/nonexistent/x.npz"],
+     "argument --record: the folder of /nonexistent/x.npz does not exist"),
+    (["play", "--record", "rec"], "argument --record: 'rec' must end in .npz"),
+    (["distill", "--init", "checkpoints/reference/classic.zip", "--data", "README.md",
+      "--out", "model"], "argument --out: 'model' must end in .zip"),
+    (["distill", "--init", "checkpoints/reference/classic.zip", "--data", "README.md",
+      "--out", "OUT", "--holdout", "1"], "argument --holdout: must be in [0, 1), got '1'"),
+])
+def test_cli_refuses_bad_flags_in_one_line(args, message, capsys, tmp_path):
+    from training.search import main
+
+    args = [str(tmp_path / "o.zip") if a == "OUT" else a for a in args]
+    with pytest.raises(SystemExit) as e:
+        main(args)
+    assert e.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].endswith(message), err
+
+
+def test_distill_refuses_foreign_data(tmp_path, capsys):
+    """A file that is not recorded data, or data of the other variant: one line, exit 2,
+    nothing written."""
+    from training.search import main
+
+    out = tmp_path / "o.zip"
+    assert main(["distill", "--init", "checkpoints/reference/classic.zip", "--data",
+                 "README.md", "--out", str(out)]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "python -m training.search distill: error: README.md is not an .npz file recorded "
+        "by `python -m training.search play --record` (ValueError)")
+    hf = tmp_path / "hf.npz"
+    n = 3
+    np.savez_compressed(hf, obs=np.zeros((n, 245), np.float32),
+                        masks=np.ones((n, 98), bool), actions=np.zeros(n, np.int64),
+                        base=np.zeros(n, np.int64), better=np.zeros((n, 98), bool),
+                        advantage=np.zeros((n, 98), np.float32),
+                        returns=np.zeros(n, np.float32))
+    assert main(["distill", "--init", "checkpoints/reference/classic.zip", "--data",
+                 str(hf), "--out", str(out)]) == 2
+    assert "do not fit checkpoints/reference/classic.zip (202 and 91): another variant" in \
+        capsys.readouterr().err
+    assert not out.exists()
 
 
 def test_distill_teaches_the_search_set(tmp_path):

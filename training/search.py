@@ -24,13 +24,17 @@ existing file.
 from __future__ import annotations
 
 import argparse
+import math
+import os
 import sys
 import time
+import zipfile
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
 
+from canasta_env.cli import ArgumentParser, existing_file, fail, interrupted, positive_float, positive_int
 from canasta_env.search import CRITERIA, SearchSettings, improve  # noqa: F401 (re-exported)
 
 #: the arrays ``play --record`` saves
@@ -167,6 +171,12 @@ def play(variant: str, deals: int, seed: int, settings: SearchSettings,
 
     from .evaluate import wilson
 
+    if actor is not None:  # a network of another variant is refused before the first deal
+        from canasta_env.bots.loader import check_policy_variant
+
+        from .checkpoint import load_policy_checkpoint
+
+        check_policy_variant(load_policy_checkpoint(actor), variant, actor)
     seeds = _deal_seeds(seed, deals)
     jobs = []
     for side in (0, 1):
@@ -203,6 +213,7 @@ def play(variant: str, deals: int, seed: int, settings: SearchSettings,
     if record:
         for k in RECORD_KEYS:
             out[k] = np.concatenate([p[k] for p in parts])
+        out["recorded"] = len(out["actions"])
     return out
 
 
@@ -247,14 +258,45 @@ def distill(init: str, data: list[str], out: str, epochs: int, batch_size: int,
 
     if Path(out).exists():
         raise FileExistsError(f"{out} exists; distill never overwrites a checkpoint")
-    parts = [np.load(p) for p in data]
+    if not Path(out).parent.is_dir():
+        raise FileNotFoundError(f"the folder of {out} does not exist")
+    if not (isinstance(epochs, int) and epochs >= 1):
+        raise ValueError(f"epochs must be an int >= 1, got {epochs!r}")
+    if not 0 <= holdout < 1:
+        raise ValueError(f"holdout must be in [0, 1), got {holdout!r}")
+    parts = []
+    for p in data:
+        try:
+            parts.append(np.load(p))
+        except (ValueError, OSError, zipfile.BadZipFile) as e:
+            raise ValueError(f"{p} is not an .npz file recorded by `python -m training.search "
+                             f"play --record` ({type(e).__name__})") from None
     for p, part in zip(data, parts):
         missing = [k for k in RECORD_KEYS if k not in part]
         if missing:
             raise KeyError(f"{p} has no {', '.join(missing)}: record it with "
                            f"`python -m training.search play --record`")
-    cat = {k: np.concatenate([p[k] for p in parts]) for k in RECORD_KEYS}
+    try:
+        cat = {k: np.concatenate([p[k] for p in parts]) for k in RECORD_KEYS}
+    except (ValueError, OSError, zipfile.BadZipFile) as e:
+        raise ValueError(f"the recorded arrays cannot be read or joined ({type(e).__name__}: "
+                         f"{e})") from None
+    n_all = len(cat["actions"])
+    shapes_ok = (cat["obs"].ndim == 2 and cat["masks"].ndim == 2 and cat["better"].ndim == 2
+                 and cat["masks"].shape == cat["better"].shape
+                 and all(len(cat[k]) == n_all for k in RECORD_KEYS))
+    if not shapes_ok:
+        raise ValueError("the recorded arrays do not fit together (rows or action columns "
+                         "differ)")
+    na = cat["masks"].shape[1]
+    for k in ("actions", "base"):
+        if n_all and (cat[k].min() < 0 or cat[k].max() >= na
+                      or not cat["masks"][np.arange(n_all), cat[k]].all()):
+            raise ValueError(f"the recorded {k} are not legal actions of their masks")
     multi = cat["masks"].sum(1) > 1
+    if not multi.any():
+        raise ValueError("the data holds no decision with two or more legal actions: "
+                         "nothing to learn")
     obs, masks = cat["obs"][multi], cat["masks"][multi]
     target = distill_targets(masks, cat["base"][multi], cat["better"][multi])
     dev = cat["better"][multi].any(1)
@@ -264,6 +306,11 @@ def distill(init: str, data: list[str], out: str, epochs: int, batch_size: int,
     n_held = int(n * holdout)
     held, train = order[:n_held], order[n_held:]
     model = load_model(init)
+    width = model.observation_space.shape[0]
+    if obs.shape[1] != width or masks.shape[1] != model.action_space.n:
+        raise ValueError(f"the data's observations ({obs.shape[1]}) and actions "
+                         f"({masks.shape[1]}) do not fit {init} ({width} and "
+                         f"{model.action_space.n}): another variant")
     policy = model.policy
     torch.manual_seed(seed)
     obs_t, tgt_t = torch.as_tensor(obs), torch.as_tensor(target)
@@ -284,8 +331,8 @@ def distill(init: str, data: list[str], out: str, epochs: int, batch_size: int,
         ok = target[held, pred]
         d = dev[held]
         return {"held_set_accuracy": float(ok.mean()),
-                "held_deviation_accuracy": float(ok[d].mean()) if d.any() else 0.0,
-                "held_kept_accuracy": float(ok[~d].mean()) if (~d).any() else 0.0}
+                "held_deviation_accuracy": float(ok[d].mean()) if d.any() else None,
+                "held_kept_accuracy": float(ok[~d].mean()) if (~d).any() else None}
 
     history = [{"epoch": 0, **held_out()}]
     bar = _bar(epochs * -(-len(train) // batch_size), "distilling the search", "batch",
@@ -306,47 +353,112 @@ def distill(init: str, data: list[str], out: str, epochs: int, batch_size: int,
                         **held_out()})
         if progress:
             h = history[-1]
-            print(f"epoch {ep + 1}/{epochs}: loss {h['train_loss']:.4f}, held-out set "
-                  f"accuracy {h.get('held_set_accuracy', 0):.3f} (deviations "
-                  f"{h.get('held_deviation_accuracy', 0):.3f}, kept "
-                  f"{h.get('held_kept_accuracy', 0):.3f})", file=sys.stderr, flush=True)
+            held = (f", held-out set accuracy {h['held_set_accuracy']:.3f} (deviations "
+                    f"{_or_na(h, 'held_deviation_accuracy')}, kept "
+                    f"{_or_na(h, 'held_kept_accuracy')})" if "held_set_accuracy" in h else "")
+            print(f"epoch {ep + 1}/{epochs}: loss {h['train_loss']:.4f}{held}",
+                  file=sys.stderr, flush=True)
     bar.close()
     model.save(out)
     return {"decisions": n, "deviations": int(dev.sum()), "held_out": len(held),
             "epochs": history}
 
 
+def _nonnegative_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number >= 0, got {text!r}")
+    return value
+
+
+def _fraction(text: str) -> float:
+    value = _nonnegative_float(text)
+    if value >= 1:
+        raise argparse.ArgumentTypeError(f"must be in [0, 1), got {text!r}")
+    return value
+
+
+def _new_file(text: str, suffix: str) -> str:
+    """A path to write once: it ends in ``suffix`` (numpy and SB3 would add it), it does
+    not exist, and its folder exists and is writable."""
+    if not text.endswith(suffix):
+        raise argparse.ArgumentTypeError(f"{text!r} must end in {suffix}")
+    path = Path(text)
+    if path.exists():
+        raise argparse.ArgumentTypeError(f"{text} exists; never overwritten")
+    folder = path.parent
+    if not folder.is_dir():
+        raise argparse.ArgumentTypeError(f"the folder of {text} does not exist")
+    if not os.access(folder, os.W_OK):
+        raise argparse.ArgumentTypeError(f"the folder of {text} is not writable")
+    return text
+
+
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m training.search",
-                                description=__doc__.split("\n")[0])
+    prog = "python -m training.search"
+    p = ArgumentParser(prog=prog, description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="cmd", required=True)
-    pl = sub.add_parser("play", help="duplicate deals against the heuristic")
-    pl.add_argument("--variant", choices=("classic", "hand_and_foot"), default="classic")
-    pl.add_argument("--deals", type=int, default=100)
-    pl.add_argument("--seed", type=int, default=7)
-    pl.add_argument("--determinisations", type=int, default=64)
-    pl.add_argument("--z", type=float, default=1.5)
-    pl.add_argument("--criterion", choices=CRITERIA, default="win")
-    pl.add_argument("--actor", default=None, help="a checkpoint that plays; the search labels")
-    pl.add_argument("--record", default=None, help=".npz to save the side's decisions to")
-    pl.add_argument("--workers", type=int, default=1)
-    pl.add_argument("--chunk", type=int, default=32)
-    d = sub.add_parser("distill", help="fit a checkpoint to recorded search actions")
-    d.add_argument("--init", required=True)
-    d.add_argument("--data", nargs="+", required=True)
-    d.add_argument("--out", required=True)
-    d.add_argument("--epochs", type=int, default=4)
-    d.add_argument("--batch-size", type=int, default=1024)
-    d.add_argument("--learning-rate", type=float, default=1e-4)
-    d.add_argument("--seed", type=int, default=0)
-    d.add_argument("--holdout", type=float, default=0.1)
+    pl = sub.add_parser(
+        "play", help="the search (or a network it labels) against the heuristic",
+        description="Duplicate deals against the heuristic: each deal twice, the searching "
+                    "side at seats 0+2, then 1+3. Prints the side's win rate (ties 1/2) "
+                    "with its 95%% interval, the mean score difference per hand, and the "
+                    "share of searched decisions (those with two or more legal actions) "
+                    "where the search left the heuristic's action.")
+    pl.add_argument("--variant", choices=("classic", "hand_and_foot"), default="classic",
+                    help="(default: %(default)s)")
+    pl.add_argument("--deals", type=positive_int, default=100,
+                    help="deals, each played twice (default: %(default)s)")
+    pl.add_argument("--seed", type=int, default=7, help="deals and search (default: %(default)s)")
+    pl.add_argument("--determinisations", type=positive_int, default=64,
+                    help="deals of the unseen cards per legal action, 1..4096 "
+                         "(default: %(default)s)")
+    pl.add_argument("--z", type=_nonnegative_float, default=1.5,
+                    help="standard errors by which an action must beat the heuristic's, "
+                         "paired over the same deals (default: %(default)s)")
+    pl.add_argument("--criterion", choices=CRITERIA, default="win",
+                    help="win: the sign of the hand score difference; diff: the points "
+                         "(default: %(default)s)")
+    pl.add_argument("--actor", type=existing_file, default=None,
+                    help="a .zip checkpoint that plays the side; the search only labels its "
+                         "decisions (then 'agreement' is printed)")
+    pl.add_argument("--record", type=lambda s: _new_file(s, ".npz"), default=None,
+                    help=".npz to save the side's decisions to (every decision, single "
+                         "legal actions included): obs, masks, actions (the search's), "
+                         "base (the heuristic's), better, advantage, returns")
+    pl.add_argument("--workers", type=positive_int, default=1,
+                    help="processes (default: %(default)s)")
+    pl.add_argument("--chunk", type=positive_int, default=32,
+                    help="deals per job of a process (default: %(default)s)")
+    d = sub.add_parser(
+        "distill", help="fit a checkpoint to recorded search decisions",
+        description="Fit a MaskablePPO checkpoint to the decisions of `play --record` files "
+                    "(those with two or more legal actions) with the set loss: where the "
+                    "search found better actions the network may choose any of them, "
+                    "elsewhere the heuristic's. Prints per epoch the held-out set accuracy, "
+                    "on the decisions the search changed ('deviations') and on those it "
+                    "kept ('kept').")
+    d.add_argument("--init", type=existing_file, required=True,
+                   help="the .zip checkpoint to start from")
+    d.add_argument("--data", type=existing_file, nargs="+", required=True,
+                   help="one or more .npz files from play --record")
+    d.add_argument("--out", type=lambda s: _new_file(s, ".zip"), required=True,
+                   help="the .zip to write (never overwritten)")
+    d.add_argument("--epochs", type=positive_int, default=4, help="(default: %(default)s)")
+    d.add_argument("--batch-size", type=positive_int, default=1024, help="(default: %(default)s)")
+    d.add_argument("--learning-rate", type=positive_float, default=1e-4,
+                   help="Adam (default: %(default)s)")
+    d.add_argument("--seed", type=int, default=0, help="(default: %(default)s)")
+    d.add_argument("--holdout", type=_fraction, default=0.1,
+                   help="fraction of decisions held out to measure, in [0, 1) "
+                        "(default: %(default)s)")
     args = p.parse_args(argv)
+    prog = f"{prog} {args.cmd}"
     try:
         if args.cmd == "play":
-            if args.deals < 1 or args.workers < 1 or args.chunk < 1:
-                p.error("--deals, --workers and --chunk must be >= 1")
-            if args.record and Path(args.record).exists():
-                p.error(f"--record {args.record} exists; never overwritten")
             settings = SearchSettings(args.determinisations, args.z, args.criterion)
             r = play(args.variant, args.deals, args.seed, settings, args.actor,
                      bool(args.record), args.workers, args.chunk)
@@ -359,19 +471,28 @@ def main(argv: list[str] | None = None) -> int:
                   f"mean diff {r['mean_diff']:+.0f}, deviation {r['deviation_rate']:.3f} of "
                   f"{r['searched_decisions']} searched decisions"
                   + (f", agreement {r['agreement']:.3f}" if args.actor else "")
-                  + f", {r['seconds']:.0f} s", flush=True)
+                  + f", {r['seconds']:.0f} s"
+                  + (f"; recorded {r['recorded']} decisions to {args.record}"
+                     if args.record else ""), flush=True)
         else:
             st = distill(args.init, args.data, args.out, args.epochs, args.batch_size,
                          args.learning_rate, args.seed, args.holdout)
             h = st["epochs"][-1]
+            held = (f"held-out set accuracy {h['held_set_accuracy']:.3f} (deviations "
+                    f"{_or_na(h, 'held_deviation_accuracy')}, kept "
+                    f"{_or_na(h, 'held_kept_accuracy')})" if "held_set_accuracy" in h
+                    else "nothing held out")
             print(f"distilled {st['decisions']} decisions ({st['deviations']} where the "
-                  f"search left the heuristic); held-out set accuracy "
-                  f"{h.get('held_set_accuracy', 0):.3f} (deviations "
-                  f"{h.get('held_deviation_accuracy', 0):.3f}); saved {args.out}", flush=True)
-    except (ValueError, KeyError, FileExistsError, FileNotFoundError) as e:
-        print(f"training.search: {e}", file=sys.stderr)
-        return 2
+                  f"search left the heuristic); {held}; saved {args.out}", flush=True)
+    except KeyboardInterrupt:
+        return interrupted(prog)
+    except (ValueError, KeyError, OSError, RuntimeError) as e:
+        return fail(prog, e)
     return 0
+
+
+def _or_na(h: dict, key: str) -> str:
+    return f"{h[key]:.3f}" if h.get(key) is not None else "n/a"
 
 
 if __name__ == "__main__":

@@ -278,13 +278,14 @@ def _read(g: State, pos: dict) -> None:
     g.concealed = pos.get("concealed", False)
     g.decisions = pos.get("decisions", 0)
     if not isinstance(g.concealed, bool) or not isinstance(g.decisions, int) or \
-            isinstance(g.decisions, bool) or g.decisions < 0:
-        raise PositionError("concealed must be a bool and decisions an int >= 0")
+            isinstance(g.decisions, bool) or not 0 <= g.decisions <= 10**15:
+        raise PositionError("concealed must be a bool and decisions an int in "
+                            "0..1,000,000,000,000,000")
     if g.winner not in (None, -1, 0, 1) or isinstance(g.winner, bool):
         raise PositionError(f"winner must be null, -1 (tie), 0 or 1, got {g.winner!r}")
     if not all(isinstance(h, dict) for h in g.history):
         raise PositionError("history must be a list of objects (score sheets of past hands)")
-    if any(abs(x) > 10**7 for x in g.scores) or g.hand_number < 0 or \
+    if any(abs(x) > 10**7 for x in g.scores) or not 0 <= g.hand_number <= 10**5 or \
             any(not 0 <= m <= 10**5 for m in g.minimum) or not 0 <= g.turn_points <= 10**5:
         raise PositionError("scores must be within +-10,000,000 and hand_number, minimum "
                             "and turn_points within 0..100,000")

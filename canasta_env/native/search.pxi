@@ -11,12 +11,22 @@ cdef extern from "core/state.h":
 SEARCH_MAX_DETERMINISATIONS = 4096
 
 
+cdef _check_seed(seed):
+    if not isinstance(seed, (int, np.integer)) or isinstance(seed, (bool, np.bool_)):
+        raise TypeError(f"seed must be an int, got {seed!r}")
+
+
 def search_seed(seed, int game):
-    """The seed :func:`search_values` gives the search of game ``game`` under ``seed``."""
+    """The seed :func:`search_values` gives the search of game ``game`` under ``seed``.
+
+    Raises:
+        TypeError: a seed that is not an int.
+    """
+    _check_seed(seed)
     return int(_mix(<uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF), <uint64_t>game))
 
 
-def determinised(NativeGame game, int seat, seed, int d=0):
+def determinised(NativeGame game not None, int seat, seed, int d=0):
     """A copy of ``game`` with the cards ``seat`` cannot see dealt at random (core/search.c:
     the other hands less their known cards, the stock, the feet not yet picked up; a red 3
     never in a hand): determinisation ``d`` of a search seeded with ``seed`` (an int;
@@ -25,6 +35,7 @@ def determinised(NativeGame game, int seat, seed, int d=0):
     Raises:
         ValueError: ``seat`` outside 0..3 or ``d`` < 0.
     """
+    _check_seed(seed)
     if not 0 <= seat <= 3:
         raise ValueError(f"seat must be in 0..3, got {seat}")
     if d < 0:
@@ -35,7 +46,8 @@ def determinised(NativeGame game, int seat, seed, int d=0):
     return out
 
 
-def search_values(VectorGames vg, games, NativeHeuristic heuristic, int determinisations=16,
+def search_values(VectorGames vg not None, games, NativeHeuristic heuristic not None,
+                  int determinisations=16,
                   seed=0, int max_decisions=5000):
     """Determinised rollouts of the heuristic for the seat on turn in each of ``games``
     (indices into ``vg``), every legal action tried on the same ``determinisations``
@@ -44,8 +56,8 @@ def search_values(VectorGames vg, games, NativeHeuristic heuristic, int determin
     Args:
         vg: the batch; its games are read, never changed.
         games: int indices, shape (G,).
-        heuristic: the rollout policy of all four seats (its parameters must fit
-            ``vg``'s options: ``canasta_env.policies.HeuristicPolicy.for_options``).
+        heuristic: the rollout policy of all four seats (``HeuristicPolicy()._core``,
+            as :class:`canasta_env.search.SearchPolicy` uses).
         determinisations: 1..SEARCH_MAX_DETERMINISATIONS (4,096) deals per action.
         seed: int; the deals of game g use ``(seed, g)``, nothing hidden.
         max_decisions: a rollout longer than this (decisions) is dropped from the mean.
@@ -95,7 +107,8 @@ def search_values(VectorGames vg, games, NativeHeuristic heuristic, int determin
     return vals
 
 
-def search_game_values(NativeGame game, NativeHeuristic heuristic, int determinisations=16,
+def search_game_values(NativeGame game not None, NativeHeuristic heuristic not None,
+                       int determinisations=16,
                        seed=0, int max_decisions=5000):
     """:func:`search_values` for one :class:`NativeGame` (read, never changed): float64
     array of shape (num_actions, determinisations), NaN at illegal actions and dropped
