@@ -2,7 +2,7 @@
 
     from canasta_env.bots import Bot
 
-    bot = Bot("heuristic")                    # or "reference", "random", "model.onnx"
+    bot = Bot("heuristic")                    # or "search", "reference", "random", ".onnx"
     move = bot.choose(position, seat=1)       # {"action": 6, "description": "meld 4: 3 naturals"}
     position, moves = bot.play_turn(position, seat=1)   # the bot's whole turn
 
