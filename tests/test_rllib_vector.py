@@ -304,3 +304,37 @@ def test_rllib_runner_samples_the_vector_env(policies):
     mids = set(runner.module.keys())
     assert mids == ({"shared"} if policies == "shared" else {"team_0", "team_1"})
     runner.stop()
+
+
+def _metric_keys(d, prefix=()) -> set[tuple]:
+    if isinstance(d, dict):
+        return set().union(*(_metric_keys(v, prefix + (str(k),)) for k, v in d.items())) \
+            if d else {prefix}
+    return {prefix}
+
+
+def test_runner_metric_keys_do_not_grow_with_the_hands_played():
+    """The vector env's agent ids are new for every hand; RLlib's per-agent episode
+    metrics would add keys for each of them to the runner's (and the algorithm's)
+    MetricsLogger for good, slowing every later iteration. CanastaVectorEnvRunner logs
+    none: the metric keys after many episodes are those after the first ones, and none
+    is an agent id."""
+    import re
+
+    cfg = RLlibConfig(env="vector", max_decisions=12,
+                      ppo={"net_arch": [16], "train_batch_size": 64, "minibatch_size": 64},
+                      env_runners={"num_env_runners": 0, "num_envs_per_env_runner": 1,
+                                   "games_per_env": 4, "episode_steps": 30})
+    config = ppo_config(cfg)
+    runner = config.env_runner_cls(config=config)
+    for _ in range(2):  # the second sample call adds time_between_sampling
+        runner.sample(num_episodes=2, random_actions=False)
+        first = _metric_keys(runner.get_metrics())
+    for _ in range(3):
+        runner.sample(num_episodes=2, random_actions=False)
+        keys = _metric_keys(runner.get_metrics())
+    assert keys == first
+    agent_id = re.compile(r"^g\d+h\d+_p\d$")
+    assert not [k for k in keys if any(agent_id.match(p) for p in k)]
+    assert any(k[0] == "module_episode_returns_mean" for k in keys)  # per module: kept
+    runner.stop()
