@@ -161,7 +161,10 @@ def test_sigint_during_evaluate_prints_the_finished_deals(workers):
     proc = subprocess.Popen(
         [sys.executable, "-m", "training.evaluate", "--a", "random", "--b", "random",
          "--hands", "100000", "--workers", workers], cwd=ROOT, env=ENV,
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        # Ctrl-C as a terminal delivers it: a suite started as a background job inherits
+        # SIGINT ignored, and Python then never raises KeyboardInterrupt in the child
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     seen = b""
     deadline = time.time() + 60
     try:
