@@ -37,6 +37,8 @@ import numpy as np
 from canasta_env.cli import ArgumentParser, existing_file, fail, interrupted, positive_float, positive_int
 from canasta_env.search import CRITERIA, SearchSettings, improve  # noqa: F401 (re-exported)
 
+from .pretrain import _returns
+
 #: the arrays ``play --record`` saves
 RECORD_KEYS = ("obs", "masks", "actions", "base", "better", "advantage", "returns")
 
@@ -44,10 +46,6 @@ RECORD_KEYS = ("obs", "masks", "actions", "base", "better", "advantage", "return
 def _env_kwargs(variant: str) -> dict:
     return dict(starting_scores="sample",
                 starting_round="sample" if variant == "hand_and_foot" else 1)
-
-
-def _returns(reward: float, n: int, gamma: float) -> list[float]:
-    return [reward * gamma ** (n - 1 - k) for k in range(n)]
 
 
 def play_chunk(variant: str, seeds: list[int], side: int, settings: SearchSettings,
