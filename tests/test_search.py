@@ -143,6 +143,41 @@ def test_search_cannot_see_hidden_cards(variant):
     assert done == 6
 
 
+
+def test_search_releases_the_gil_and_threads_agree():
+    """The rollouts run without the GIL: another Python thread keeps running during a
+    search (with the GIL held it would stop for the whole call), and two threads searching
+    at once get exactly the values of one search alone."""
+    import threading
+    import time
+
+    from canasta_env.native import search_game_values
+    h = HeuristicPolicy()
+    g = max(_positions("classic", 4, 40, seed=8), key=lambda x: len(x.legal_actions()))
+    alone = search_game_values(g, h._core, 32, seed=3)
+    t0 = time.perf_counter()
+    search_game_values(g, h._core, 32, seed=3)
+    one = time.perf_counter() - t0
+    reps = max(2, int(1.0 / max(one, 1e-3)))   # about a second of searching per thread
+    results: list = []
+
+    def work():
+        for _ in range(reps):
+            results.append(search_game_values(g, h._core, 32, seed=3))
+
+    threads = [threading.Thread(target=work) for _ in range(2)]
+    beats = [time.perf_counter()]
+    for t in threads:
+        t.start()
+    while any(t.is_alive() for t in threads):
+        beats.append(time.perf_counter())
+    span = beats[-1] - beats[0]
+    assert len(results) == 2 * reps
+    for r in results:
+        np.testing.assert_array_equal(r, alone)
+    # the main thread ran all along: no pause near the length of a search call
+    assert max(np.diff(beats)) < max(0.5 * one, 0.05), (max(np.diff(beats)), one, span)
+
 def test_search_values_refuses_bad_arguments():
     h = HeuristicPolicy()
     vg = VectorGames(2, preset("classic"))

@@ -16,6 +16,41 @@ cdef _check_seed(seed):
         raise TypeError(f"seed must be an int, got {seed!r}")
 
 
+cdef _check_search(seed, int determinisations, int max_decisions):
+    _check_seed(seed)
+    if not 1 <= determinisations <= SEARCH_MAX_DETERMINISATIONS:
+        raise ValueError(f"determinisations must be in 1..{SEARCH_MAX_DETERMINISATIONS}, "
+                         f"got {determinisations}")
+    if max_decisions < 1:
+        raise ValueError(f"max_decisions must be >= 1, got {max_decisions}")
+
+
+cdef _search_into(const cn_state *root, const int *legal, int n, int determinisations,
+                  uint64_t seed, NativeHeuristic heuristic, int max_decisions, int *scratch,
+                  double *vals, int stride):
+    """Search a private copy of ``root`` with the GIL released (another thread may change
+    the game meanwhile: the search never sees it), then write the outcomes of legal
+    action k into ``vals[legal[k] * stride + d]``."""
+    cdef cn_state *copy = <cn_state *>calloc(1, sizeof(cn_state))
+    cdef int lg[98]
+    cdef int k, d, x, done
+    if copy == NULL:
+        raise MemoryError("search: no memory for the root state")
+    memcpy(copy, root, sizeof(cn_state))
+    memcpy(lg, legal, n * sizeof(int))
+    with nogil:
+        done = cn_search_values(copy, lg, n, determinisations, seed, &_SCALE[0], &heuristic.p,
+                                max_decisions, scratch)
+    free(copy)
+    if done < 0:
+        raise MemoryError("search: no memory for the rollout states")
+    for k in range(n):
+        for d in range(determinisations):
+            x = scratch[k * determinisations + d]
+            if x != CN_SEARCH_NONE:
+                vals[lg[k] * stride + d] = x
+
+
 def search_seed(seed, int game):
     """The seed :func:`search_values` gives the search of game ``game`` under ``seed``.
 
@@ -68,20 +103,18 @@ def search_values(VectorGames vg not None, games, NativeHeuristic heuristic not 
         §3.9) after each legal action in each determinisation; NaN at illegal actions
         and at rollouts longer than ``max_decisions``.
 
+    The rollouts run with the GIL released, each on a private copy of its game, so other
+    Python threads (a service's other requests) go on meanwhile.
+
     Raises:
         TypeError / IndexError / ValueError: games not integer indices, an index out of
             range, determinisations or max_decisions out of range, a seed not an int.
+        MemoryError: no memory for the rollout states.
     """
     arr = np.asarray(games).reshape(-1)
     if arr.size and arr.dtype.kind not in "iu":
         raise TypeError(f"games must be integer indices, got dtype {arr.dtype}")
-    if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
-        raise TypeError(f"seed must be an int, got {seed!r}")
-    if not 1 <= determinisations <= SEARCH_MAX_DETERMINISATIONS:
-        raise ValueError(f"determinisations must be in 1..{SEARCH_MAX_DETERMINISATIONS}, "
-                         f"got {determinisations}")
-    if max_decisions < 1:
-        raise ValueError(f"max_decisions must be >= 1, got {max_decisions}")
+    _check_search(seed, determinisations, max_decisions)
     for g in arr:
         if not 0 <= int(g) < vg.num_games:
             raise IndexError(f"game index {int(g)} is outside 0..{vg.num_games - 1}")
@@ -89,21 +122,13 @@ def search_values(VectorGames vg not None, games, NativeHeuristic heuristic not 
     vals = np.full((G, vg.num_actions, determinisations), np.nan)
     buf = np.empty(98 * determinisations, dtype=np.intc)
     cdef int[::1] bv = buf
-    cdef int g2, k, n, d, x
-    cdef int *lg
-    cdef uint64_t s0 = <uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF)
+    cdef int g2
     cdef double[:, :, ::1] vv = vals
     for j in range(G):
         g2 = int(arr[j])
-        n = vg.nlegal[g2]
-        lg = vg.legal + g2 * 98
-        cn_search_values(&vg.games[g2], lg, n, determinisations, search_seed(seed, g2),
-                         &_SCALE[0], &heuristic.p, max_decisions, &bv[0])
-        for k in range(n):
-            for d in range(determinisations):
-                x = bv[k * determinisations + d]
-                if x != CN_SEARCH_NONE:
-                    vv[j, lg[k], d] = x
+        _search_into(&vg.games[g2], vg.legal + g2 * 98, vg.nlegal[g2], determinisations,
+                     search_seed(seed, g2), heuristic, max_decisions, &bv[0], &vv[j, 0, 0],
+                     determinisations)
     return vals
 
 
@@ -112,33 +137,23 @@ def search_game_values(NativeGame game not None, NativeHeuristic heuristic not N
                        seed=0, int max_decisions=5000):
     """:func:`search_values` for one :class:`NativeGame` (read, never changed): float64
     array of shape (num_actions, determinisations), NaN at illegal actions and dropped
-    rollouts. The deals use ``seed`` itself (an int), not :func:`search_seed`.
+    rollouts. The deals use ``seed`` itself (an int), not :func:`search_seed`. The GIL is
+    released during the rollouts, as there.
 
     Raises:
         ValueError: determinisations or max_decisions out of range, or nobody on turn.
         TypeError: a seed that is not an int.
+        MemoryError: no memory for the rollout states.
     """
-    if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
-        raise TypeError(f"seed must be an int, got {seed!r}")
-    if not 1 <= determinisations <= SEARCH_MAX_DETERMINISATIONS:
-        raise ValueError(f"determinisations must be in 1..{SEARCH_MAX_DETERMINISATIONS}, "
-                         f"got {determinisations}")
-    if max_decisions < 1:
-        raise ValueError(f"max_decisions must be >= 1, got {max_decisions}")
+    _check_search(seed, determinisations, max_decisions)
     if cn_to_move(game.s) < 0:
         raise ValueError("nobody is on turn: the hand is over")
     game._refresh()
-    cdef int n = game.nlegal, k, d, x
     vals = np.full((game.s.o.num_actions, determinisations), np.nan)
     buf = np.empty(98 * determinisations, dtype=np.intc)
     cdef int[::1] bv = buf
     cdef double[:, ::1] vv = vals
-    cn_search_values(game.s, game.legal, n, determinisations,
-                     <uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF), &_SCALE[0], &heuristic.p,
-                     max_decisions, &bv[0])
-    for k in range(n):
-        for d in range(determinisations):
-            x = bv[k * determinisations + d]
-            if x != CN_SEARCH_NONE:
-                vv[game.legal[k], d] = x
+    _search_into(game.s, game.legal, game.nlegal, determinisations,
+                 <uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF), heuristic, max_decisions,
+                 &bv[0], &vv[0, 0], determinisations)
     return vals

@@ -9,26 +9,6 @@
 #include <string.h>
 #include "state.h"
 
-static uint64_t splitmix64(uint64_t *x) {
-    uint64_t z = (*x += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-}
-
-static uint32_t below(cn_state *s, uint32_t n) {  /* uniform in 0..n-1 (Lemire) */
-    uint64_t m = (uint64_t)(uint32_t)(splitmix64(&s->rng) >> 32) * n;
-    uint32_t l = (uint32_t)m;
-    if (l < n) {
-        uint32_t t = (uint32_t)(-n) % n;
-        while (l < t) {
-            m = (uint64_t)(uint32_t)(splitmix64(&s->rng) >> 32) * n;
-            l = (uint32_t)m;
-        }
-    }
-    return (uint32_t)(m >> 32);
-}
-
 void cn_seed(cn_state *s, uint64_t seed) {
     s->rng = seed * 0x2545F4914F6CDD1DULL + 0x632BE59BD9B4E019ULL;
 }
@@ -40,12 +20,7 @@ void cn_deal(cn_state *s) {
         int k = c == CN_JOKER ? o->jokers : (c == CN_B3 || c == CN_R3) ? 2 * o->decks : 4 * o->decks;
         for (int i = 0; i < k; i++) s->stock[n++] = (uint8_t)c;
     }
-    for (int i = n - 1; i > 0; i--) {
-        int j = (int)below(s, (uint32_t)(i + 1));
-        uint8_t t = s->stock[i];
-        s->stock[i] = s->stock[j];
-        s->stock[j] = t;
-    }
+    cn_shuffle(s->stock, n, &s->rng);
     s->nstock = n;
     s->npile = 0;
     memset(s->hands, 0, sizeof s->hands);
@@ -104,7 +79,7 @@ void cn_new_game_at(cn_state *s, uint64_t seed, int dealer, int score0, int scor
     s->scores[1] = score1;
     s->winner = -2;
     s->hand_number = first_round;
-    s->dealer = dealer >= 0 ? (dealer & 3) : (int)below(s, 4);
+    s->dealer = dealer >= 0 ? (dealer & 3) : (int)cn_below(&s->rng, 4);
     cn_deal(s);
 }
 

@@ -14,37 +14,9 @@
  * difference in points (docs/RULES.md sections 2.15 and 3.9: the hand's score sheet, the
  * previous total excluded) and its sign (+1 / 0 / -1, the unit of duplicate evaluation).
  */
+#include <stdlib.h>
 #include <string.h>
 #include "state.h"
-
-static uint64_t next64(uint64_t *x) {
-    uint64_t z = (*x += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-}
-
-static uint32_t below(uint64_t *rng, uint32_t n) {  /* uniform in 0..n-1 (Lemire) */
-    uint64_t m = (uint64_t)(uint32_t)(next64(rng) >> 32) * n;
-    uint32_t l = (uint32_t)m;
-    if (l < n) {
-        uint32_t t = (uint32_t)(-n) % n;
-        while (l < t) {
-            m = (uint64_t)(uint32_t)(next64(rng) >> 32) * n;
-            l = (uint32_t)m;
-        }
-    }
-    return (uint32_t)(m >> 32);
-}
-
-static void shuffle(uint8_t *a, int n, uint64_t *rng) {
-    for (int i = n - 1; i > 0; i--) {
-        int j = (int)below(rng, (uint32_t)(i + 1));
-        uint8_t t = a[i];
-        a[i] = a[j];
-        a[j] = t;
-    }
-}
 
 void cn_determinise(cn_state *s, int seat, uint64_t *rng) {
     uint8_t pool[CN_MAXCARDS], rest[CN_MAXCARDS];
@@ -72,7 +44,7 @@ void cn_determinise(cn_state *s, int seat, uint64_t *rng) {
     for (int i = 0; i < s->nstock; i++) count[s->stock[i]]++;
     for (int c = 0; c < CN_NC; c++)
         for (int i = 0; i < count[c]; i++) pool[np++] = (uint8_t)c;
-    shuffle(pool, np, rng);
+    cn_shuffle(pool, np, rng);
     /* hands first, from the cards a hand can hold: a red 3 is never in a hand (it is laid
      * down when dealt, drawn or found in the foot: RULES.md §2.5); then the feet and the
      * stock from what is left, red 3s included, shuffled again */
@@ -91,7 +63,7 @@ void cn_determinise(cn_state *s, int seat, uint64_t *rng) {
         }
     }
     while (k < np) rest[nrest++] = pool[k++];
-    shuffle(rest, nrest, rng);
+    cn_shuffle(rest, nrest, rng);
     k = 0;
     for (int o = 0; o < 4; o++) {
         if (!foot[o]) continue;
@@ -136,20 +108,25 @@ static int hand_score(const cn_state *s, int team) {
 int cn_search_values(const cn_state *root, const int *legal, int n, int determinisations,
                      uint64_t seed, const float *scale, const cn_heur_params *p,
                      int max_decisions, int *out) {
-    static cn_state base, s;  /* about 5 KB each: off the stack; the GIL serialises calls */
     int seat = cn_to_move(root), team = seat & 1, done = 0;
     for (int i = 0; i < n * determinisations; i++) out[i] = CN_SEARCH_NONE;
     if (seat < 0) return 0;
+    /* two states of several KB each: on the heap, one pair per call (no shared scratch,
+     * so calls from several threads never meet) */
+    cn_state *base = malloc(2 * sizeof *base), *s;
+    if (base == NULL) return -1;
+    s = base + 1;
     for (int d = 0; d < determinisations; d++) {
-        base = *root;
-        cn_search_determinisation(&base, seat, seed, d);
+        *base = *root;
+        cn_search_determinisation(base, seat, seed, d);
         for (int i = 0; i < n; i++) {
-            s = base;
-            cn_apply(&s, legal[i]);
-            if (!rollout(&s, scale, p, max_decisions)) continue;
-            out[i * determinisations + d] = hand_score(&s, team) - hand_score(&s, team ^ 1);
+            *s = *base;
+            cn_apply(s, legal[i]);
+            if (!rollout(s, scale, p, max_decisions)) continue;
+            out[i * determinisations + d] = hand_score(s, team) - hand_score(s, team ^ 1);
             done++;
         }
     }
+    free(base);
     return done;
 }

@@ -100,6 +100,35 @@ typedef struct {
 extern const int CN_POINTS[CN_NC];
 
 /* state.py queries */
+/* the core's generator: splitmix64 steps (deal.c, search.c) */
+static inline uint64_t cn_next64(uint64_t *x) {
+    uint64_t z = (*x += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+/* uniform in 0..n-1, n >= 1 (Lemire's multiply-and-reject) */
+static inline uint32_t cn_below(uint64_t *rng, uint32_t n) {
+    uint64_t m = (uint64_t)(uint32_t)(cn_next64(rng) >> 32) * n;
+    uint32_t l = (uint32_t)m;
+    if (l < n) {
+        uint32_t t = (uint32_t)(-n) % n;
+        while (l < t) {
+            m = (uint64_t)(uint32_t)(cn_next64(rng) >> 32) * n;
+            l = (uint32_t)m;
+        }
+    }
+    return (uint32_t)(m >> 32);
+}
+/* Fisher-Yates, from the last card down (as Python's random.shuffle) */
+static inline void cn_shuffle(uint8_t *a, int n, uint64_t *rng) {
+    for (int i = n - 1; i > 0; i--) {
+        int j = (int)cn_below(rng, (uint32_t)(i + 1));
+        uint8_t t = a[i];
+        a[i] = a[j];
+        a[j] = t;
+    }
+}
 static inline int cn_is_wild(int c) { return c == CN_JOKER || c == CN_TWO; }
 static inline int cn_to_move(const cn_state *s) {
     if (s->phase == PH_ANSWER) return (s->current + 2) & 3;
@@ -200,7 +229,9 @@ void cn_determinise(cn_state *s, int seat, uint64_t *rng);
 void cn_search_determinisation(cn_state *s, int seat, uint64_t seed, int d);
 /* out[i * determinisations + d]: the hand score difference (points, the seat's partnership
  * minus the other) after legal action i in determinisation d; CN_SEARCH_NONE where the
- * rollout passed max_decisions. Returns the rollouts that finished. */
+ * rollout passed max_decisions. Returns the rollouts that finished, or -1 when its scratch
+ * states could not be allocated. Reentrant: it reads root, legal, scale and p and writes
+ * only out, so calls on different data may run in parallel threads (without the GIL). */
 #define CN_SEARCH_NONE (-1000000000)
 int cn_search_values(const cn_state *root, const int *legal, int n, int determinisations,
                      uint64_t seed, const float *scale, const cn_heur_params *p,
