@@ -272,3 +272,19 @@ def test_two_node_loopback_cluster(tmp_path):
     assert ev["hands_by_node"][ev["second_node"]] > 0
     assert all(x["canasta_env"] == str(Path(canasta_env.__file__).parent) for x in ev["runners"])
     assert "stopped node 2" in r.stdout and "stopped node 1" in r.stdout
+
+
+def test_progress_line_says_when_no_hand_finished():
+    """Before the first hand ends RLlib reports no returns (absent or NaN): the line says
+    so instead of printing ``+nan`` (found in the smoke run)."""
+    from training.rllib import progress_line
+    base = {"time/env_steps_per_s": 4121.4}
+    assert progress_line(1, 600, base, 30.0) == \
+        "iter    1  steps       600     4121 steps/s  no hand finished yet  0.5 min"
+    nan = dict(base, **{"env_runners/team_0_return": float("nan"),
+                        "env_runners/hand_length": float("nan")})
+    assert "no hand finished yet" in progress_line(2, 1200, nan, 60.0)
+    done = dict(base, **{"env_runners/team_0_return": -0.125,
+                         "env_runners/hand_length": 181.6})
+    assert progress_line(3, 12_345, done, 90.0) == \
+        "iter    3  steps    12,345     4121 steps/s  team_0 return -0.125  hand length 182  1.5 min"

@@ -499,6 +499,21 @@ def _runner_info(runner) -> dict:
             "canasta_env": str(Path(canasta_env.__file__).parent)}
 
 
+def progress_line(it: int, steps: int, scal: dict, elapsed: float) -> str:
+    """One progress line of :func:`train`: iteration, env steps, steps/s, the mean return
+    of team 0 and the mean hand length (decisions) over the finished hands, elapsed minutes
+    (``elapsed`` in seconds). Before any hand finished the run has no returns yet, and the
+    line says so instead of printing NaN."""
+    ret = scal.get("env_runners/team_0_return")
+    length = scal.get("env_runners/hand_length")
+    if ret is None or length is None or not (math.isfinite(ret) and math.isfinite(length)):
+        hands = "no hand finished yet"
+    else:
+        hands = f"team_0 return {ret:+.3f}  hand length {length:.0f}"
+    return (f"iter {it:4d}  steps {steps:9,d}  {scal['time/env_steps_per_s']:7.0f} steps/s  "
+            f"{hands}  {elapsed / 60:.1f} min")
+
+
 def train(cfg: RLlibConfig, address: str | None = None, report: dict | None = None) -> Path:
     """Run one RLlib training; returns the final checkpoint directory. ``report``, when
     given, receives ``runners`` (:func:`_runner_info` of each remote env runner),
@@ -546,11 +561,7 @@ def train(cfg: RLlibConfig, address: str | None = None, report: dict | None = No
             for k, v in scal.items():
                 writer.add_scalar(k, v, steps)
             if cfg.progress:
-                print(f"iter {it:4d}  steps {steps:9,d}  {scal['time/env_steps_per_s']:7.0f} "
-                      f"steps/s  team_0 return "
-                      f"{scal.get('env_runners/team_0_return', float('nan')):+.3f}  "
-                      f"hand length {scal.get('env_runners/hand_length', float('nan')):.0f}"
-                      f"  {elapsed / 60:.1f} min", flush=True)
+                print(progress_line(it, steps, scal, elapsed), flush=True)
             done = steps >= cfg.total_timesteps or \
                 (cfg.max_minutes is not None and elapsed >= cfg.max_minutes * 60)
             if it % cfg.checkpoint_every == 0 and not done:
