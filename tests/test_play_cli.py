@@ -28,6 +28,7 @@ def test_cli_plays_a_hand_by_number_and_description():
     assert "Your moves:" in out and re.search(r"^\s+1\. ", out, re.M)
     assert "My hand:" in out and "Our melds:" in out  # the table from the player's seat
     assert "  you: draw from stock" in out
+    assert re.search(r"  you: draw from stock\n  you drew \S", out)
     assert "'dance' is neither a number from the list nor a move description" in out
     assert "no move 99" in out
     assert "'draw from stock' is not legal now" in out
@@ -75,3 +76,33 @@ def test_non_ascii_digits_and_huge_numbers_are_bad_lines_not_a_crash():
     assert action == game.legal_actions()[0]
     assert "  '²' is neither a number from the list nor a move description" in said
     assert f"  no move {'9' * 12}... (5000 digits): choose 1..{len(game.legal_actions())}" in said
+
+
+def test_the_player_is_told_the_card_drawn():
+    """After ``draw from stock`` the player reads which card came (and any red 3 laid down
+    on the way, with its replacement): the cards are the stock's top ones."""
+    from canasta_env.bots.play import _drawn
+    from canasta_env.engine import Game
+    from canasta_env.engine.actions import DRAW_STOCK
+    from canasta_env.engine.cards import CLASS_NAMES, RED_THREE
+
+    plain = red = None
+    for seed in range(400):
+        g = Game(seed=seed)
+        if DRAW_STOCK not in g.legal_actions():
+            continue
+        if g.stock[-1] == RED_THREE and g.stock[-2] != RED_THREE and red is None:
+            red = g
+        elif g.stock[-1] != RED_THREE and plain is None:
+            plain = g
+    assert plain is not None and red is not None
+    for g, laid in ((plain, 0), (red, 1)):
+        seat = g.to_move
+        top = list(g.stock)
+        before = (list(g.hands[seat]), g.red3[seat])
+        g.apply(DRAW_STOCK)
+        said = _drawn(g, seat, *before)
+        if laid:
+            assert said == f"{CLASS_NAMES[top[-2]]} (and 1 red 3, laid down and replaced)"
+        else:
+            assert said == CLASS_NAMES[top[-1]]

@@ -29,6 +29,8 @@ import sys
 
 from canasta_env.cli import ArgumentParser, fail
 from canasta_env.engine import Game, preset
+from canasta_env.engine.actions import DRAW_STOCK
+from canasta_env.engine.cards import CLASS_NAMES
 from canasta_env.render import render_text
 
 from .bot import Bot
@@ -97,6 +99,18 @@ def _ask(game: Game, me: int, read, out) -> int:
         return action
 
 
+def _drawn(game: Game, seat: int, hand: list[int], red3: int) -> str:
+    """What a draw from the stock gave ``seat`` (``hand``, ``red3``: before it), in
+    words: the cards now in the hand that were not, and the red 3s laid down on the way
+    (each replaced by another card: docs/RULES.md §2.5)."""
+    got = [CLASS_NAMES[c] for c, (a, b) in enumerate(zip(hand, game.hands[seat]))
+           for _ in range(b - a)]
+    laid = game.red3[seat] - red3
+    words = ", ".join(got) if got else "nothing into your hand"
+    if laid:
+        words += f" (and {laid} red 3{'s' if laid > 1 else ''}, laid down and replaced)"
+    return words
+
 def _hand_summary(game: Game, me: int, out) -> None:
     us = me % 2
     out("")
@@ -146,8 +160,11 @@ def play(seat: int, bot: Bot, seed: int | None, whole_game: bool, read=input,
             s = game.to_move
             if s == seat:
                 action = _ask(game, seat, read, out)
+                before = (list(game.hands[seat]), game.red3[seat])
                 game.apply(action)
                 out(f"  you: {game.table.describe(action)}")
+                if action == DRAW_STOCK:
+                    out(f"  you drew {_drawn(game, seat, *before)}")
             else:
                 for m in bot.play_seat_turn(game, s):
                     out(f"  {_who(m['seat'], seat)}: {m['description']}")
