@@ -247,6 +247,23 @@ def test_a_classic_checkpoint_refuses_another_variants_observation(tmp_path):
         pol.act(np.zeros(245, np.float32), np.ones(98, np.int8))
 
 
+def _hand_and_foot_positions(n: int):
+    """``n`` real Hand and Foot (observation, mask) rows of heuristic play with at least
+    two legal actions."""
+    from canasta_env.engine import preset
+    from canasta_env.native import VectorGames
+    from canasta_env.policies import HeuristicPolicy
+
+    h = HeuristicPolicy()
+    vg = VectorGames(8, preset("hand_and_foot"), seed=3)
+    obs, masks = [], []
+    while len(obs) < n:
+        keep = vg.masks.sum(1) >= 2
+        obs += list(vg.observations[keep].copy())
+        masks += list(vg.masks[keep].copy())
+        vg.step(h.act_batch(vg.observations, vg.masks))
+    return np.stack(obs[:n]), np.stack(masks[:n])
+
 def test_hand_and_foot_trains_and_evaluates(tmp_path):
     from training.evaluate import evaluate_policies
     from training.train import train
@@ -261,11 +278,16 @@ def test_hand_and_foot_trains_and_evaluates(tmp_path):
     res = evaluate_policies(load_policy_checkpoint(final), "random", hands=2, seed=1,
                             variant="hand_and_foot")
     assert res["hands"] == 2
+    from canasta_env.bots.onnx_policy import OnnxPolicy
+    from training.checkpoint import CheckpointPolicy
     from training.export_onnx import export_onnx
 
-    with pytest.raises(CheckpointError, match="Classic-only"):  # the ONNX export is Classic's
-        export_onnx(final, tmp_path / "hf.onnx")
-    assert not (tmp_path / "hf.onnx").exists()
+    onnx = OnnxPolicy(export_onnx(final, tmp_path / "hf.onnx"))   # either variant exports
+    assert (onnx.obs_size, onnx.num_actions, onnx.variant) == (245, 98, "hand_and_foot")
+    torch_policy = CheckpointPolicy(str(final))
+    obs, masks = _hand_and_foot_positions(40)
+    np.testing.assert_array_equal(onnx.act_batch(obs, masks),
+                                  [torch_policy.act(o, m) for o, m in zip(obs, masks)])
 
 
 def test_resume_with_another_network_is_a_clear_error(tmp_path):

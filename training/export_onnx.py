@@ -2,10 +2,11 @@
 
     python -m training.export_onnx CHECKPOINT OUT.onnx [--opset 17]
 
-The ONNX model is the policy network of a MaskablePPO checkpoint (Classic only) with the
-action mask applied inside: inputs ``observation`` float32 ``[N, OBS_SIZE]`` and
+The ONNX model is the policy network of a MaskablePPO checkpoint of either variant with
+the action mask applied inside: inputs ``observation`` float32 ``[N, OBS_SIZE]`` and
 ``action_mask`` int8 ``[N, NUM_ACTIONS]`` (the env's own mask), output ``logits`` float32
-``[N, NUM_ACTIONS]`` (masked log-probabilities, illegal actions about -1e8); the full
+``[N, NUM_ACTIONS]`` (masked log-probabilities, illegal actions about -1e8), with the
+variant's sizes (Classic 202 and 91, Hand and Foot 245 and 98); the full
 table is in :mod:`canasta_env.bots.onnx_policy`, whose
 :class:`~canasta_env.bots.onnx_policy.OnnxPolicy` runs it with onnxruntime as a
 :class:`canasta_env.policies.Policy` (so ``canasta_env.bots.Bot("model.onnx")`` works
@@ -15,7 +16,7 @@ without torch). The export needs the ``training`` extra and ``onnx``.
 ``Where`` as this network needs them) to the newest that torch's TorchScript exporter
 writes (20 with torch 2.9). Exit codes: 0 written and checked, 1 written but the
 self-check (ONNX argmax against torch on 64 random masked inputs) disagrees, 2 refused
-input (a bad option, a checkpoint that is missing, corrupt or not Classic, an output path
+input (a bad option, a checkpoint that is missing or corrupt, an output path
 that is a directory or cannot be written): one line on stderr, never a traceback.
 """
 
@@ -26,10 +27,10 @@ from pathlib import Path
 
 import numpy as np
 
-from canasta_env import OBS_SIZE, __version__
+from canasta_env import __version__
+from canasta_env.bots.loader import KNOWN_SIZES, VARIANT_NAMES
 from canasta_env.bots.onnx_policy import INPUTS, MASKED_LOGIT, OUTPUT, OnnxPolicy
 from canasta_env.cli import ArgumentParser, fail, interrupted
-from canasta_env.engine import NUM_ACTIONS
 
 #: lowest opset this network exports with (7 and 8 lack Expand / Where as it uses them)
 MIN_OPSET = 9
@@ -76,8 +77,8 @@ def export_onnx(checkpoint: str | Path, out: str | Path, opset: int = 17) -> Pat
         ExportError: ``opset`` is not an int from :data:`MIN_OPSET` to
             :func:`max_opset`; ``out`` is a directory or cannot be written; the exporter
             fails.
-        CheckpointError: the checkpoint is missing, corrupt, for other spaces, or not a
-            Classic checkpoint (the export is Classic-only).
+        CheckpointError: the checkpoint is missing, corrupt, or for spaces that are no
+            variant's.
     """
     from .checkpoint import CheckpointError, load_model
 
@@ -89,18 +90,23 @@ def export_onnx(checkpoint: str | Path, out: str | Path, opset: int = 17) -> Pat
     if out.is_dir():
         raise ExportError(f"output {out} is a directory; name the .onnx file to write")
     model = load_model(checkpoint)
-    sizes = (model.observation_space.shape, model.action_space.n)
-    if sizes != ((OBS_SIZE,), NUM_ACTIONS):
+    shape, n = model.observation_space.shape, int(model.action_space.n)
+    if len(shape) != 1 or (shape[0], n) not in KNOWN_SIZES:
+        known = "; ".join(f"{VARIANT_NAMES[v]} ({o},), {a} actions"
+                          for (o, a), v in KNOWN_SIZES.items())
         raise CheckpointError(
-            f"checkpoint {checkpoint} has observation shape {sizes[0]} and {sizes[1]} actions; "
-            f"the ONNX export is Classic-only (observation ({OBS_SIZE},), {NUM_ACTIONS} actions)")
+            f"checkpoint {checkpoint} has observation shape {shape} and {n} actions, no "
+            f"variant's ({known})")
     module = masked_policy_module(model.policy)
-    return write_onnx(module, out, opset, {"checkpoint": Path(checkpoint).name})
+    return write_onnx(module, out, opset, {"checkpoint": Path(checkpoint).name},
+                      sizes=(shape[0], n))
 
 
-def write_onnx(module, out: Path, opset: int, meta: dict[str, str]) -> Path:
+def write_onnx(module, out: Path, opset: int, meta: dict[str, str],
+               sizes: tuple[int, int] = (202, 91)) -> Path:
     """Export ``module`` (``(observation float32 [N, OBS_SIZE], action_mask int8
-    [N, NUM_ACTIONS]) -> logits``) to ``out`` in the format of
+    [N, NUM_ACTIONS]) -> logits``, ``sizes`` = ``(OBS_SIZE, NUM_ACTIONS)``: Classic's by
+    default, Hand and Foot's ``(245, 98)``) to ``out`` in the format of
     :mod:`canasta_env.bots.onnx_policy`, with the format's metadata plus ``meta``; check
     it with ``onnx``. Shared by this exporter and :func:`training.rllib_module.export_onnx`.
 
@@ -111,8 +117,9 @@ def write_onnx(module, out: Path, opset: int, meta: dict[str, str]) -> Path:
     import torch
 
     out = Path(out)
-    obs = torch.zeros(2, OBS_SIZE, dtype=torch.float32)
-    mask = torch.ones(2, NUM_ACTIONS, dtype=torch.int8)  # the env's own mask dtype
+    obs_size, num_actions = sizes
+    obs = torch.zeros(2, obs_size, dtype=torch.float32)
+    mask = torch.ones(2, num_actions, dtype=torch.int8)  # the env's own mask dtype
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
     except OSError as e:
@@ -133,7 +140,8 @@ def write_onnx(module, out: Path, opset: int, meta: dict[str, str]) -> Path:
         except (RuntimeError, torch.onnx.OnnxExporterError) as e:
             raise ExportError(f"the ONNX export failed at opset {opset}: {e}") from None
     proto = onnx.load(str(out))
-    meta = {"obs_size": str(OBS_SIZE), "num_actions": str(NUM_ACTIONS),
+    meta = {"obs_size": str(obs_size), "num_actions": str(num_actions),
+            "variant": KNOWN_SIZES[(obs_size, num_actions)],
             "canasta_env_version": __version__,
             "inputs": "observation float32 [N, obs_size]; action_mask int8 [N, num_actions] "
                       "(1 legal, 0 illegal: the env's obs['action_mask'] as it is)",
@@ -185,15 +193,16 @@ def main(argv: list[str] | None = None) -> int:
     torch_policy = CheckpointPolicy(args.checkpoint)
     onnx_policy = OnnxPolicy(out)
     rng = np.random.default_rng(0)
-    obs = rng.random((64, OBS_SIZE), dtype=np.float32)
-    mask = (rng.random((64, NUM_ACTIONS)) < 0.2).astype(np.int8)
+    n_obs, n_act = onnx_policy.obs_size, onnx_policy.num_actions
+    obs = rng.random((64, n_obs), dtype=np.float32)
+    mask = (rng.random((64, n_act)) < 0.2).astype(np.int8)
     mask[:, 0] = 1
     got = onnx_policy.logits(obs, mask).argmax(axis=1)
     want = np.array([torch_policy.logits(o, m).argmax() for o, m in zip(obs, mask)])
     agree = int((got == want).sum())
-    print(f"wrote {out} ({out.stat().st_size:,} bytes; inputs observation [N, {OBS_SIZE}], "
-          f"action_mask [N, {NUM_ACTIONS}]; output logits [N, {NUM_ACTIONS}]); "
-          f"argmax agrees with torch on {agree}/64 random masked inputs")
+    print(f"wrote {out} ({out.stat().st_size:,} bytes; {VARIANT_NAMES[onnx_policy.variant]}: "
+          f"inputs observation [N, {n_obs}], action_mask [N, {n_act}]; output logits "
+          f"[N, {n_act}]); argmax agrees with torch on {agree}/64 random masked inputs")
     return 0 if agree == 64 else 1
 
 

@@ -189,23 +189,24 @@ def export_onnx(module, out: str | Path, source: str = "rllib", opset: int = 17)
     """Write the actor of ``module`` (a :class:`MaskedActorCritic`) as an ONNX model in
     the format of :mod:`canasta_env.bots.onnx_policy` (inputs ``observation``,
     ``action_mask`` int8, the env's own; output ``logits``, masked log-probabilities);
-    check it with ``onnx``; return ``out``. Classic only, as :class:`~canasta_env.bots.onnx_policy.
-    OnnxPolicy`.
+    check it with ``onnx``; return ``out``. Either variant, with its sizes (as
+    :class:`~canasta_env.bots.onnx_policy.OnnxPolicy` reads them).
 
     Raises:
-        ValueError: the module is not a Classic :class:`MaskedActorCritic`.
+        ValueError: the module is not a :class:`MaskedActorCritic` with a variant's sizes.
     """
-    from canasta_env import OBS_SIZE
-    from canasta_env.engine import NUM_ACTIONS
+    from canasta_env.bots.loader import KNOWN_SIZES
 
     from .export_onnx import write_onnx
 
     pol = RLlibPolicy(module)
     if not isinstance(getattr(module, "pi", None), torch.nn.Module):
         raise ValueError("the ONNX export needs a MaskedActorCritic module")
-    if (pol.obs_size, pol.num_actions) != (OBS_SIZE, NUM_ACTIONS):
+    sizes = (pol.obs_size, pol.num_actions)
+    if sizes not in KNOWN_SIZES:
         raise ValueError(f"the module has observation size {pol.obs_size} and {pol.num_actions} "
-                         f"actions; the ONNX export is Classic-only ({OBS_SIZE}, {NUM_ACTIONS})")
+                         f"actions, no variant's ({sorted(KNOWN_SIZES)})")
     actor = _OnnxActor(module.pi).eval()
     return write_onnx(actor, Path(out), opset, {"checkpoint": source,
-                                                "trainer": "ray rllib PPO (training.rllib)"})
+                                                "trainer": "ray rllib PPO (training.rllib)"},
+                      sizes=sizes)
