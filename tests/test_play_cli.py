@@ -106,3 +106,34 @@ def test_the_player_is_told_the_card_drawn():
             assert said == f"{CLASS_NAMES[top[-2]]} (and 1 red 3, laid down and replaced)"
         else:
             assert said == CLASS_NAMES[top[-1]]
+
+
+def test_the_draw_message_when_the_stock_ends():
+    """A red 3 as the last card of the stock is laid down and not replaced (the hand
+    ends), and a Hand and Foot draw of two from a one-card stock says the stock ran out."""
+    from canasta_env.bots.play import _drawn
+    from canasta_env.engine import Game, preset
+    from canasta_env.engine.actions import DRAW_STOCK
+    from canasta_env.engine.cards import CLASS_NAMES, RED_THREE
+
+    g = Game(seed=0)
+    while DRAW_STOCK not in g.legal_actions():
+        g.apply(g.legal_actions()[0])
+    seat = g.to_move
+    g.stock[:] = [RED_THREE]
+    before = (list(g.hands[seat]), g.red3[seat])
+    g.apply(DRAW_STOCK)
+    assert g.hand_over
+    assert _drawn(g, seat, *before) == ("nothing into your hand (and 1 red 3, laid down; it "
+                                        "was the last card of the stock, so the hand ends)")
+
+    hf = Game(preset("hand_and_foot"), seed=0)
+    while DRAW_STOCK not in hf.legal_actions():
+        hf.apply(hf.legal_actions()[0])
+    seat = hf.to_move
+    last = next(c for c in hf.stock if c != RED_THREE)
+    hf.stock[:] = [last]
+    before = (list(hf.hands[seat]), hf.red3[seat])
+    hf.apply(DRAW_STOCK)
+    assert not hf.hand_over  # the player goes on with the one card drawn
+    assert _drawn(hf, seat, *before) == f"{CLASS_NAMES[last]} (the stock ran out)"

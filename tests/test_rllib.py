@@ -288,3 +288,29 @@ def test_progress_line_says_when_no_hand_finished():
                          "env_runners/hand_length": 181.6})
     assert progress_line(3, 12_345, done, 90.0) == \
         "iter    3  steps    12,345     4121 steps/s  team_0 return -0.125  hand length 182  1.5 min"
+
+
+def test_hand_and_foot_module_exports_to_onnx_and_bad_opsets_are_refused(tmp_path):
+    """The RLlib export writes either variant with its own sizes (a Hand and Foot run now
+    writes final.onnx too) and refuses the opsets the MaskablePPO export refuses."""
+    from canasta_env.bots.onnx_policy import OnnxPolicy
+    from training.export_onnx import ExportError, max_opset
+    from training.rllib import export_and_check
+
+    torch.manual_seed(0)
+    env = CanastaRLlibEnv({"variant": "hand_and_foot"})
+    module = MaskedActorCritic(observation_space=env.observation_space["player_0"],
+                               action_space=env.action_space["player_0"],
+                               model_config={"net_arch": [32, 32]})
+    out = export_and_check(module, tmp_path / "hf.onnx", source="test")
+    onnx = OnnxPolicy(out)
+    assert (onnx.obs_size, onnx.num_actions, onnx.variant) == (245, 98, "hand_and_foot")
+    obs, masks = observations_from_play(60, variant="hand_and_foot")
+    torch_pol = RLlibPolicy(module)
+    assert [onnx.act(o, m) for o, m in zip(obs, masks)] == \
+        [torch_pol.act(o, m) for o, m in zip(obs, masks)]
+    from training.rllib_module import export_onnx
+    for opset in (8, max_opset() + 1, True, 9.5):
+        with pytest.raises(ExportError, match="opset must be an int from 9 to"):
+            export_onnx(module, tmp_path / "bad.onnx", opset=opset)
+    assert not (tmp_path / "bad.onnx").exists()

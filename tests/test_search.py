@@ -178,6 +178,103 @@ def test_search_releases_the_gil_and_threads_agree():
     # the main thread ran all along: no pause near the length of a search call
     assert max(np.diff(beats)) < max(0.5 * one, 0.05), (max(np.diff(beats)), one, span)
 
+
+def test_search_values_reads_its_own_copy_of_the_indices():
+    """The GIL is released between games: another thread rewriting the caller's index
+    array after the check must change nothing (it used to be read again per game: an
+    index far outside the batch crashed the process)."""
+    import threading
+    import time
+
+    h = HeuristicPolicy()
+    vg = VectorGames(2, preset("classic"), seed=5)
+    games = np.zeros(200, dtype=np.int64)
+    want = search_values(vg, [0], h._core, 4, seed=1)[0]
+
+    def other():
+        time.sleep(0.02)
+        games[:] = 50_000_000
+
+    t = threading.Thread(target=other)
+    t.start()
+    vals = search_values(vg, games, h._core, 4, seed=1)
+    t.join()
+    assert (games == 50_000_000).all()          # the other thread did rewrite it
+    for row in vals:                            # every search was of game 0
+        np.testing.assert_array_equal(row, want)
+
+
+def test_search_game_values_searches_the_state_it_checked(monkeypatch):
+    """Python code can run (and another thread take over) while the result arrays are
+    made; the legal actions and the state searched are taken after that, together: a
+    move made at that moment is searched with the new state's own legal actions."""
+    from canasta_env.native import search_game_values
+
+    h = HeuristicPolicy()
+    g = NativeGame(preset("classic"), seed=2, dealer=0)
+    assert g.legal_actions()[:2] == [0, 1]
+    real_full = np.full
+    fired = []
+
+    def full(*a, **k):
+        if not fired:
+            fired.append(1)
+            g.apply(0)                          # "another thread": draw from the stock
+        return real_full(*a, **k)
+
+    monkeypatch.setattr(np, "full", full)
+    v = search_game_values(g, h._core, 4, seed=9)
+    monkeypatch.setattr(np, "full", real_full)
+    assert fired
+    valued = np.flatnonzero(~np.isnan(v).all(1)).tolist()
+    assert valued == g.legal_actions() and 0 not in valued
+    np.testing.assert_array_equal(v, search_game_values(g, h._core, 4, seed=9))
+
+
+def test_hand_and_foot_searches_with_different_rules_in_threads_agree():
+    """Hand and Foot legality uses memo tables shared by the process (core/exact.c), one
+    per set of meld rules; searches without the GIL reach them from several threads at
+    once, so they are locked: each thread gets exactly its single-threaded values."""
+    import dataclasses
+    import threading
+
+    from canasta_env.native import search_game_values
+    h = HeuristicPolicy()
+    games = []
+    for k, cap in enumerate((3, 2, 4)):
+        rules = dataclasses.replace(preset("hand_and_foot"), max_wilds_per_meld=cap)
+        vg = VectorGames(1, rules, seed=11 + k)
+        for _ in range(30):
+            vg.step(h.act_batch(vg.observations, vg.masks))
+        games.append(NativeGame.from_position(vg.position(0)))
+    alone = [search_game_values(g, h._core, 6, seed=2) for g in games]
+    bad = []
+
+    def work(i):
+        for _ in range(4):
+            v = search_game_values(games[i], h._core, 6, seed=2)
+            if not np.array_equal(v, alone[i], equal_nan=True):
+                bad.append(i)
+
+    threads = [threading.Thread(target=work, args=(i % 3,)) for i in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert bad == []
+
+
+def test_vector_games_refuses_a_second_init():
+    """``__init__`` again (another size or rules) would write past the arrays sized once
+    by ``__cinit__``: refused, and the batch is unchanged."""
+    vg = VectorGames(2, preset("classic"), seed=1)
+    before = vg.observations.copy()
+    with pytest.raises(RuntimeError, match="already called"):
+        vg.__init__(200_000)
+    with pytest.raises(RuntimeError, match="already called"):
+        vg.__init__(2, preset("hand_and_foot"))
+    np.testing.assert_array_equal(vg.observations, before)
+
 def test_search_values_refuses_bad_arguments():
     h = HeuristicPolicy()
     vg = VectorGames(2, preset("classic"))
@@ -203,6 +300,22 @@ def test_search_values_refuses_bad_arguments():
         search_values(None, [], h._core, 2)
     with pytest.raises(TypeError, match="seed must be an int"):
         determinised(NativeGame.from_position(vg.position(0)), 0, "12")
+    # counts that are not ints (bools and floats were once truncated silently)
+    game = NativeGame.from_position(vg.position(0))
+    for kw, name in (({"determinisations": 1.5}, "determinisations"),
+                     ({"determinisations": True}, "determinisations"),
+                     ({"max_decisions": True}, "max_decisions"),
+                     ({"max_decisions": 10.0}, "max_decisions")):
+        with pytest.raises(TypeError, match=f"{name} must be an int, got"):
+            search_values(vg, [0], h._core, **kw)
+        with pytest.raises(TypeError, match=f"{name} must be an int, got"):
+            search_game_values(game, h._core, **kw)
+    with pytest.raises(TypeError, match="seat must be an int, got True"):
+        determinised(game, True, 0)
+    with pytest.raises(TypeError, match="d must be an int, got 1.0"):
+        determinised(game, 0, 0, 1.0)
+    with pytest.raises(ValueError, match="d must be in 0..2147483647"):
+        determinised(game, 0, 0, 2 ** 31)
 
 
 def test_positions_with_huge_counters_are_refused():

@@ -49,6 +49,19 @@ def max_opset() -> int:
                        _constants.ONNX_MAX_OPSET))
 
 
+def check_opset(opset) -> None:
+    """Refuse an opset this exporter cannot write: not an int (bools included), or outside
+    :data:`MIN_OPSET` .. :func:`max_opset`.
+
+    Raises:
+        ExportError: with the range in the message.
+    """
+    top = max_opset()
+    if isinstance(opset, bool) or not isinstance(opset, int) or not MIN_OPSET <= opset <= top:
+        raise ExportError(f"opset must be an int from {MIN_OPSET} to {top} (this torch's "
+                          f"TorchScript exporter), got {opset!r}")
+
+
 def masked_policy_module(policy):
     """A ``torch.nn.Module`` ``(observation, action_mask) -> logits`` around the actor of
     an sb3 ``ActorCriticPolicy`` (``model.policy``)."""
@@ -82,10 +95,7 @@ def export_onnx(checkpoint: str | Path, out: str | Path, opset: int = 17) -> Pat
     """
     from .checkpoint import CheckpointError, load_model
 
-    top = max_opset()
-    if isinstance(opset, bool) or not isinstance(opset, int) or not MIN_OPSET <= opset <= top:
-        raise ExportError(f"opset must be an int from {MIN_OPSET} to {top} (this torch's "
-                          f"TorchScript exporter), got {opset!r}")
+    check_opset(opset)
     out = Path(out)
     if out.is_dir():
         raise ExportError(f"output {out} is a directory; name the .onnx file to write")
@@ -111,10 +121,13 @@ def write_onnx(module, out: Path, opset: int, meta: dict[str, str],
     it with ``onnx``. Shared by this exporter and :func:`training.rllib_module.export_onnx`.
 
     Raises:
-        ExportError: ``out`` cannot be written, or the exporter fails.
+        ExportError: a bad ``opset`` (:func:`check_opset`), ``out`` cannot be written, or
+            the exporter fails.
     """
     import onnx
     import torch
+
+    check_opset(opset)
 
     out = Path(out)
     obs_size, num_actions = sizes

@@ -31,8 +31,8 @@ Outputs (a run directory that holds files is never written to again):
 ``final.onnx`` (``shared``) or ``final_team_0.onnx`` / ``final_team_1.onnx``
 (``per_partnership``): the trained actor in the project's ONNX format, so
 ``python -m training.evaluate --a checkpoints/<run>/final.onnx`` and the bots load it like
-any exported checkpoint (Classic only; Hand and Foot runs keep the RLlib checkpoint, which
-:class:`training.rllib_module.RLlibPolicy` loads). TensorBoard logs in ``runs/<run>/``.
+any exported checkpoint (either variant, with its own sizes; the RLlib checkpoint itself
+loads with :class:`training.rllib_module.RLlibPolicy`). TensorBoard logs in ``runs/<run>/``.
 """
 
 from __future__ import annotations
@@ -162,7 +162,7 @@ class RLlibConfig(BaseModel):
     checkpoint_dir: str = "checkpoints"
     tensorboard_dir: str = "runs"
     checkpoint_every: int = Field(20, ge=1, description="iterations between checkpoints")
-    export_onnx: bool = Field(True, description="write final.onnx (Classic only)")
+    export_onnx: bool = Field(True, description="write final.onnx (the variant's sizes)")
     progress: bool = Field(True, description="one progress line per iteration")
     env_runners: EnvRunnersConfig = EnvRunnersConfig()
     ppo: RLlibPPOConfig = RLlibPPOConfig()
@@ -602,7 +602,7 @@ def train(cfg: RLlibConfig, address: str | None = None, report: dict | None = No
 
     for mid in cfg.module_ids:
         module = load_module(final / "learner_group" / "learner" / "rl_module" / mid)
-        if cfg.export_onnx and cfg.variant == "classic":
+        if cfg.export_onnx:
             out = run_dir / ("final.onnx" if mid == "shared" else f"final_{mid}.onnx")
             export_and_check(module, out, source=f"{final.name}/{mid}")
         if cfg.eval.final_hands:

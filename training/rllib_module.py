@@ -193,7 +193,9 @@ def export_onnx(module, out: str | Path, source: str = "rllib", opset: int = 17)
     :class:`~canasta_env.bots.onnx_policy.OnnxPolicy` reads them).
 
     Raises:
-        ValueError: the module is not a :class:`MaskedActorCritic` with a variant's sizes.
+        ValueError: the module is not a :class:`MaskedActorCritic` with a variant's sizes;
+            ``training.export_onnx.ExportError`` (a ``ValueError``): an opset outside
+            9 .. the newest this torch writes, or not an int.
     """
     from canasta_env.bots.loader import KNOWN_SIZES
 

@@ -15,8 +15,9 @@ again. One hand by default; ``--game`` plays hands until a partnership reaches 5
 The bots' policy is checked against the variant before the first deal: a network of
 another variant is refused with one line (e.g. ``policy 'model.onnx' is a Classic policy
 (observation 202, 91 actions); this game is Hand and Foot (observation 245, 98
-actions)``). ``--policy reference`` plays the variant's reference policy; Hand and Foot
-has none yet, so there it plays the heuristic (the first line says so).
+actions)``). ``--policy reference`` plays the variant's reference policy (a network for
+Classic and for Hand and Foot; a variant without one plays the heuristic, and the first
+line says so).
 
 Exit codes: 0 (the hand or game ended, the player stopped, or the output was closed),
 2 (a bad option or a policy that cannot play the variant: one line on stderr).
@@ -108,7 +109,15 @@ def _drawn(game: Game, seat: int, hand: list[int], red3: int) -> str:
     laid = game.red3[seat] - red3
     words = ", ".join(got) if got else "nothing into your hand"
     if laid:
-        words += f" (and {laid} red 3{'s' if laid > 1 else ''}, laid down and replaced)"
+        threes = f"{laid} red 3{'s' if laid > 1 else ''}"
+        if game.hand_over:  # the last card was a red 3: nothing replaces it
+            words += f" (and {threes}, laid down; it was the last card of the stock, so " \
+                     f"the hand ends)"
+        else:
+            words += f" (and {threes}, laid down and replaced)"
+    short = game.options.draw_count - len(got) - laid
+    if short > 0 and not game.stock and not game.hand_over:
+        words += " (the stock ran out)"
     return words
 
 def _hand_summary(game: Game, me: int, out) -> None:

@@ -101,15 +101,15 @@ field). Responses stay small: at most ``--max-decisions`` moves per response, mo
 pages of at most 1,000 moves.
 
 Bots: every game's bots decide under that game's own lock, so bots of different games
-play concurrently and no request waits for another game (except while a ``search`` bot
-decides: the search holds the interpreter for its 30-150 ms per decision). A bot whose
+play concurrently and no request waits for another game (a ``search`` bot's rollouts,
+30-150 ms per decision, run without the interpreter lock). A bot whose
 policy fails (or is no longer offered after a restart) is replaced for that decision by
 the heuristic, so every stored game can always advance or is finished; nothing is stored
 for a request that fails.
 
-Variants: ``reference`` plays each game with its variant's reference policy; Hand and
-Foot has none yet, so there it plays the heuristic. The stateless ``/move`` and ``/turn``
-check the policy against the position's variant the same way.
+Variants: ``reference`` plays each game with its variant's reference policy (the Classic
+or the Hand and Foot network). The stateless ``/move`` and ``/turn`` check the policy
+against the position's variant the same way.
 
 Housekeeping: a game not used for ``--idle-expiry`` seconds (default 7 days) is
 forgotten; beyond ``--max-games`` stored games the least recently used are forgotten.

@@ -72,6 +72,7 @@ cdef class VectorGames:
     cdef int start_scores[2]
     cdef int start_round
     cdef bint sample_scores, sample_round
+    cdef bint initialised
     cdef int n_rounds
 
     def __cinit__(self, int num_games, *args, **kwargs):
@@ -95,6 +96,14 @@ cdef class VectorGames:
 
     def __init__(self, int num_games, options=None, seed=0, double reward_scale=0.001,
                  starting_scores=(0, 0), starting_round=1):
+        if self.initialised:
+            # the arrays were sized for this batch once, by __cinit__: a second __init__
+            # (another num_games or other options) would write past them
+            raise RuntimeError("VectorGames.__init__ was already called: build a new "
+                               "VectorGames instead")
+        if num_games != self.num_games:
+            raise ValueError(f"num_games {num_games} differs from the {self.num_games} games "
+                             f"allocated")
         if options is None:
             options = classic()
         if not (0 < reward_scale < float("inf")):  # NaN fails too
@@ -142,6 +151,7 @@ cdef class VectorGames:
         self.rew_v = self.rewards
         self.tm_v = self.to_move
         self.done_v = self.dones.view(np.uint8)
+        self.initialised = True
         self.reset(seed)
 
     def reset(self, seed=0):

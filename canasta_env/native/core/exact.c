@@ -6,9 +6,11 @@
  * Rules: docs/RULES.md section 3.4.
  *
  * An outcome set is a set of (clean, dirty) book counts: a bit (c, d) in rows[c] bit d.
- * The memo tables are shared by every game of the process (not thread-safe): the
- * binding calls the core with the GIL held.
+ * The memo tables are shared by every game of the process. The entry points that read or
+ * fill them (cn_rank_nonempty, cn_max_points, cn_can_meld_all) hold one process-wide
+ * mutex, since the search (search.c) runs without the GIL and may run in several threads.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include "state.h"
@@ -211,7 +213,7 @@ static void rank_outcomes(const rules_t *R, int n, int w, int n0, int w0, oset *
     }
 }
 
-int cn_rank_nonempty(const cn_options *o, int n, int w, int n0, int w0) {
+static int rank_nonempty_unlocked(const cn_options *o, int n, int w, int n0, int w0) {
     rules_t R;
     oset a;
     rules_of(o, &R);
@@ -235,7 +237,7 @@ static int wild_values(int n_wild, int jokers) {
     return pj * CN_POINTS[CN_JOKER] + (n_wild - pj) * CN_POINTS[CN_TWO];
 }
 
-int cn_max_points(const int *hand, const int *nat, const int *wild, int wm,
+static int max_points_unlocked(const int *hand, const int *nat, const int *wild, int wm,
                   const cn_options *o, int keep) {
     int size = cn_sum(hand);
     if (size < keep) return -1;
@@ -300,7 +302,7 @@ int cn_max_points(const int *hand, const int *nat, const int *wild, int wm,
     return best;
 }
 
-int cn_can_meld_all(const int *hand, const int *nat, const int *wild, int wm,
+static int can_meld_all_unlocked(const int *hand, const int *nat, const int *wild, int wm,
                     const cn_options *o, int have_clean, int have_dirty, int need_clean,
                     int need_dirty, int need_books, int need_pts, int black_three_melds) {
     int b3 = hand[CN_B3];
@@ -376,4 +378,33 @@ int cn_can_meld_all(const int *hand, const int *nat, const int *wild, int wm,
 done:
     free(st);
     return result;
+}
+
+/* ------------------------------------------------------------------ locked entry points */
+
+static pthread_mutex_t memo_lock = PTHREAD_MUTEX_INITIALIZER;
+
+int cn_rank_nonempty(const cn_options *o, int n, int w, int n0, int w0) {
+    pthread_mutex_lock(&memo_lock);
+    int r = rank_nonempty_unlocked(o, n, w, n0, w0);
+    pthread_mutex_unlock(&memo_lock);
+    return r;
+}
+
+int cn_max_points(const int *hand, const int *nat, const int *wild, int wm,
+                  const cn_options *o, int keep) {
+    pthread_mutex_lock(&memo_lock);
+    int r = max_points_unlocked(hand, nat, wild, wm, o, keep);
+    pthread_mutex_unlock(&memo_lock);
+    return r;
+}
+
+int cn_can_meld_all(const int *hand, const int *nat, const int *wild, int wm,
+                    const cn_options *o, int have_clean, int have_dirty, int need_clean,
+                    int need_dirty, int need_books, int need_pts, int black_three_melds) {
+    pthread_mutex_lock(&memo_lock);
+    int r = can_meld_all_unlocked(hand, nat, wild, wm, o, have_clean, have_dirty, need_clean,
+                                  need_dirty, need_books, need_pts, black_three_melds);
+    pthread_mutex_unlock(&memo_lock);
+    return r;
 }
