@@ -50,10 +50,11 @@ def heuristic_positions(seed: int, every: int = 7, limit: int = 40) -> list[dict
     return out
 
 
-def observations_from_play(n: int) -> tuple[np.ndarray, np.ndarray]:
+def observations_from_play(n: int, variant: str = "classic") -> tuple[np.ndarray, np.ndarray]:
     """``n`` (observation, mask) pairs of the agent on turn while random and heuristic
-    players play hands through ``canasta_env.raw_env`` (seat kinds alternate by hand)."""
-    env = canasta_env.raw_env(starting_scores="sample")
+    players play hands of ``variant`` through ``canasta_env.raw_env`` (seat kinds
+    alternate by hand)."""
+    env = canasta_env.raw_env(variant=variant, starting_scores="sample")
     obs, masks = [], []
     hand = 0
     while len(obs) < n:

@@ -2,8 +2,9 @@
 (canasta_env.bots.loader.check_policy_variant), in every entry point: the loader, the Bot,
 terminal play, the service (game creation, /move, /turn), training.evaluate,
 training.ratings, training.train's --resume and the training adapter's snapshots.
-``reference`` is variant-aware: Hand and Foot has no reference yet, so it is the
-heuristic there."""
+``reference`` is variant-aware: each variant's own network from checkpoints/reference/
+(Classic and Hand and Foot), and the heuristic for a variant without one (tested with an
+empty reference folder)."""
 
 from __future__ import annotations
 
@@ -34,6 +35,7 @@ from canasta_env.policies import HeuristicPolicy, RandomPolicy
 ort = pytest.importorskip("onnxruntime", reason="the bots extra is part of the test install")
 
 CLASSIC_ONNX = "checkpoints/reference/classic.onnx"  # relative to ROOT, as a user types it
+HF_ONNX = "checkpoints/reference/hand_and_foot.onnx"
 #: the message for the Classic reference network asked to play Hand and Foot
 HF_REFUSAL = ("is a Classic policy (observation 202, 91 actions); this game is Hand and Foot "
               "(observation 245, 98 actions)")
@@ -149,12 +151,32 @@ def test_checkpoint_policy_sizes_come_from_its_model():
 # ----------------------------------------------------------------------------- reference
 def test_reference_is_variant_aware():
     assert reference_note("classic") is None
+    assert reference_note("hand_and_foot") is None
+    hf = load_policy("reference", variant="hand_and_foot")
+    assert policy_sizes(hf) == (245, 98) and hf.name == str(ROOT / HF_ONNX)
+    assert policy_sizes(load_policy("reference")) == (202, 91)  # Classic without a variant
+    assert policy_sizes(load_policy("reference", variant="classic")) == (202, 91)
+    assert policy_sizes(load_policy(" Reference ", variant=preset("hand_and_foot"))) == (245, 98)
+
+
+@pytest.fixture
+def no_hf_reference(monkeypatch, tmp_path):
+    """A reference folder with Classic's files only: Hand and Foot then has no reference
+    (the state before its network was shipped, and of a variant without one)."""
+    import shutil
+
+    for name in ("classic.onnx", "classic.zip"):
+        shutil.copy(ROOT / "checkpoints" / "reference" / name, tmp_path / name)
+    monkeypatch.setattr(loader, "REFERENCE_DIR", tmp_path)
+    return tmp_path
+
+
+def test_a_variant_without_a_reference_plays_the_heuristic(no_hf_reference):
     assert reference_note("hand_and_foot") == \
         "no Hand and Foot reference policy yet: 'reference' plays the heuristic"
     assert type(load_policy("reference", variant="hand_and_foot")) is HeuristicPolicy
-    assert policy_sizes(load_policy("reference")) == (202, 91)  # Classic without a variant
-    assert policy_sizes(load_policy("reference", variant="classic")) == (202, 91)
     assert load_policy(" Reference ", variant=preset("hand_and_foot")).name == "heuristic"
+    assert reference_note("classic") is None  # Classic's files are its own constants
 
 
 def test_hand_and_foot_reference_file_is_used_once_it_exists(monkeypatch, tmp_path):
@@ -174,6 +196,8 @@ def test_missing_classic_reference_stays_an_error(monkeypatch, tmp_path):
     monkeypatch.setattr(loader, "REFERENCE_CHECKPOINT", tmp_path / "classic.zip")
     with pytest.raises(PolicySpecError, match="reference policy is not available"):
         load_policy("reference", variant="classic")
+    assert policy_sizes(load_policy("reference", variant="hand_and_foot")) == (245, 98)
+    monkeypatch.setattr(loader, "REFERENCE_DIR", tmp_path)
     assert type(load_policy("reference", variant="hand_and_foot")) is HeuristicPolicy
 
 
@@ -197,10 +221,22 @@ def test_reference_bot_plays_each_variant_with_its_reference():
     game = Game(preset("hand_and_foot"), seed=3)
     move = bot.choose(to_position(game), game.to_move)
     assert move["action"] in game.legal_actions()
-    assert type(bot.policy_for("hand_and_foot")) is HeuristicPolicy
+    assert policy_sizes(bot.policy_for("hand_and_foot")) == (245, 98)
     assert bot.policy_for("classic") is bot.policy
     hf = Bot("reference", variant="hand_and_foot")
-    assert type(hf.policy) is HeuristicPolicy
+    assert policy_sizes(hf.policy) == (245, 98)
+    # the same move as the Hand and Foot network itself
+    net = load_policy(str(ROOT / HF_ONNX))
+    from canasta_env.observation import encode
+    mask = np.zeros(98, np.int8)
+    mask[game.legal_actions()] = 1
+    assert move["action"] == net.act(encode(game, game.to_move), mask)
+
+
+def test_reference_bot_without_a_variant_reference_plays_the_heuristic(no_hf_reference):
+    bot = Bot("reference")
+    assert type(bot.policy_for("hand_and_foot")) is HeuristicPolicy
+    assert type(Bot("reference", variant="hand_and_foot").policy) is HeuristicPolicy
 
 
 # ----------------------------------------------------------------------------- terminal play
@@ -222,16 +258,26 @@ def test_play_function_refuses_before_printing_anything():
     assert out == []
 
 
-def test_play_reference_in_hand_and_foot_plays_the_heuristic():
+def test_play_reference_in_hand_and_foot_plays_its_network():
     r = run("training.play", "--variant", "hand_and_foot", "--policy", "reference", "--seed", "7",
-            stdin="1\n" * 60 + "quit\n")
+            stdin="1\n" * 5 + "quit\n")
     assert r.returncode == 0, r.stderr
     assert r.stderr == ""
     first = r.stdout.splitlines()[0]
     assert first == ("Hand and Foot: you are seat 0 (partnership A, partner seat 2); bots: "
-                     "reference (no Hand and Foot reference policy yet: 'reference' plays the "
-                     "heuristic); seed 7. Type 'quit' to stop.")
+                     "reference; seed 7. Type 'quit' to stop.")
     assert "Stopped. Bye." in r.stdout
+
+
+def test_play_says_when_reference_plays_the_heuristic(no_hf_reference):
+    from canasta_env.bots.play import play
+
+    out: list[str] = []
+    play(0, Bot("reference"), 7, False, read=lambda p: "quit", out=out.append,
+         variant="hand_and_foot")
+    assert out[0] == ("Hand and Foot: you are seat 0 (partnership A, partner seat 2); bots: "
+                      "reference (no Hand and Foot reference policy yet: 'reference' plays "
+                      "the heuristic); seed 7. Type 'quit' to stop.")
 
 
 # ----------------------------------------------------------------------------- the service
@@ -317,7 +363,17 @@ def test_evaluate_cli_refuses_with_one_line():
     assert r.stderr == f"python -m training.evaluate: error: policy '{CLASSIC_ONNX}' {HF_REFUSAL}\n"
 
 
-def test_evaluate_reference_in_hand_and_foot_is_the_heuristic():
+def test_evaluate_reference_in_hand_and_foot_is_its_network():
+    from training.evaluate import evaluate_policies
+
+    a = evaluate_policies("reference", "heuristic", hands=4, variant="hand_and_foot", seed=4)
+    b = evaluate_policies(str(ROOT / HF_ONNX), "heuristic", hands=4, variant="hand_and_foot",
+                          seed=4)
+    for key in ("wins", "mean_score_diff", "decisions_per_hand"):
+        assert a[key] == b[key]
+
+
+def test_evaluate_reference_without_a_variant_reference_is_the_heuristic(no_hf_reference):
     from training.evaluate import evaluate_policies
 
     a = evaluate_policies("reference", "random", hands=2, variant="hand_and_foot", seed=4)

@@ -1,6 +1,6 @@
-"""The shipped reference policy (checkpoints/reference/classic.zip and its ONNX export
-classic.onnx) loads everywhere a policy is named, both files play the same moves, and it
-plays clearly better than random."""
+"""The shipped reference policies (checkpoints/reference/classic.zip and
+hand_and_foot.zip, each with its ONNX export beside it) load everywhere a policy is named,
+both files of a variant play the same moves, and each plays clearly better than random."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from canasta_env.bots import (  # noqa: E402
     load_policy,
     reference_path,
 )
+from canasta_env.bots.loader import reference_files  # noqa: E402
 from canasta_env.bots.onnx_policy import OnnxPolicy  # noqa: E402
 from training.checkpoint import CheckpointPolicy, load_model  # noqa: E402
 from training.evaluate import evaluate_policies  # noqa: E402
@@ -71,3 +72,46 @@ def test_reference_loads_by_name_and_beats_random():
     assert res["mean_score_diff"] > 400
     rates = res["opening_success_a"]  # measured: 1.000 / 1.000 / 0.996 / 0.976
     assert all(rates[level] is None or rates[level] >= 0.9 for level in ("15", "50", "90"))
+
+
+# ----------------------------------------------------------------------------- Hand and Foot
+HF_ONNX, HF_ZIP = reference_files("hand_and_foot")
+
+
+def test_hand_and_foot_reference_is_shipped_small_with_its_config():
+    import yaml
+
+    assert HF_ZIP.is_file() and HF_ZIP.stat().st_size < 5_000_000
+    model = load_model(HF_ZIP)
+    assert model.observation_space.shape == (245,) and model.action_space.n == 98
+    assert type(model.policy.features_extractor).__name__ == "CardClassFeatures"
+    import onnx
+
+    assert HF_ONNX.is_file() and HF_ONNX.stat().st_size < 2_000_000
+    meta = {p.key: p.value for p in onnx.load(str(HF_ONNX)).metadata_props}
+    assert meta["checkpoint"] == HF_ZIP.name
+    assert (meta["obs_size"], meta["num_actions"], meta["variant"]) == \
+        ("245", "98", "hand_and_foot")
+    cfg = yaml.safe_load((HF_ZIP.parent / "hand_and_foot.config.yaml").read_text())
+    assert cfg["variant"] == "hand_and_foot" and cfg["reward"] == "win_loss"
+
+
+def test_hand_and_foot_onnx_and_checkpoint_play_the_same_moves():
+    obs, masks = observations_from_play(300, variant="hand_and_foot")
+    onnx_policy = OnnxPolicy(HF_ONNX)
+    torch_policy = CheckpointPolicy(HF_ZIP, deterministic=True)
+    got = onnx_policy.logits(obs, masks)
+    want = np.stack([torch_policy.logits(o, m) for o, m in zip(obs, masks)])
+    assert (got.argmax(axis=1) == want.argmax(axis=1)).all()
+    legal = masks.astype(bool)
+    assert np.abs(got[legal] - want[legal]).max() < 1e-4
+
+
+def test_hand_and_foot_reference_loads_by_name_and_beats_random():
+    assert reference_path("hand_and_foot") == HF_ONNX
+    policy = load_policy("reference", variant="hand_and_foot")
+    assert isinstance(policy, OnnxPolicy) and policy.variant == "hand_and_foot"
+    res = evaluate_policies("reference", "random", hands=40, seed=7, variant="hand_and_foot")
+    # measured on 1,000 duplicate hands (README): 1.000 at seeds 7 and 8
+    assert res["win_rate"] >= 0.9
+    assert res["mean_score_diff"] > 1000

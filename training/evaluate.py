@@ -41,8 +41,8 @@ Policies and variants: both policies are loaded and checked against ``--variant`
 the first deal (:func:`canasta_env.bots.loader.check_policy_variant`): a network of
 another variant is one line on stderr and exit code 2, e.g. ``policy 'reference' is a
 Classic policy (observation 202, 91 actions); this game is Hand and Foot (observation 245,
-98 actions)``. ``reference`` is the variant's reference policy; Hand and Foot has none
-yet, so there ``reference`` plays the heuristic.
+98 actions)``. ``reference`` is the variant's reference policy (Classic's or Hand and
+Foot's network).
 
 Ctrl-C (SIGINT): the deals finished so far (both seatings; with ``--workers``, those of
 the jobs the workers finished) are summed up and printed as

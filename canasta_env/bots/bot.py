@@ -17,8 +17,8 @@ policy              meaning
 ``"reference"``     the shipped reference policy of the position's variant
                     (``checkpoints/reference/``: the ``.onnx`` with onnxruntime, else
                     the ``.zip`` with the training extra; see
-                    :func:`canasta_env.bots.loader.reference_path`). Hand and Foot has
-                    no reference yet: there ``reference`` plays the heuristic
+                    :func:`canasta_env.bots.loader.reference_path`): Classic's or Hand
+                    and Foot's network (the heuristic for a variant without one)
 ``"heuristic"``     :class:`canasta_env.policies.HeuristicPolicy` (rule-based, fast)
 ``"search"``        :class:`canasta_env.search.SearchPolicy`: the heuristic improved by
                     decision-time search (the strongest player here; about 30 ms a

@@ -12,8 +12,8 @@ spec                 policy
                      plays through the bots, the service, terminal play and
                      ``training.evaluate``, not through a bare ``act(observation, mask)``
 ``reference``        the shipped reference policy of the game's variant, the file
-                     :func:`reference_path` names (below); Hand and Foot has no
-                     reference yet, so there ``reference`` is the heuristic
+                     :func:`reference_path` names (below): Classic's and Hand and
+                     Foot's networks; a variant without one plays the heuristic
 a ``.onnx`` path     :class:`~canasta_env.bots.onnx_policy.OnnxPolicy` (needs
                      onnxruntime only: the ``bots`` extra)
 a ``.zip`` path      a MaskablePPO checkpoint, loaded by the loader that the
@@ -50,15 +50,16 @@ function that imports ``training.checkpoint`` only when a ``.zip`` is loaded. So
 The reference policy is one network per variant, shipped twice in
 ``checkpoints/reference/`` as ``<variant>.onnx`` and ``<variant>.zip``: for Classic
 :data:`REFERENCE_ONNX` (``classic.onnx``, exported from the checkpoint with
-``python -m training.export_onnx``) and :data:`REFERENCE_CHECKPOINT` (``classic.zip``).
+``python -m training.export_onnx``) and :data:`REFERENCE_CHECKPOINT` (``classic.zip``);
+for Hand and Foot ``hand_and_foot.onnx`` and ``hand_and_foot.zip``.
 ``reference`` is the ``.onnx`` when it exists and onnxruntime is installed, else the
 ``.zip`` when it exists and a ``.zip`` loader is registered. The choice depends only on
 what is installed and imported, never on chance; both give the same deterministic
 (argmax) moves (``tests/test_reference_policy.py`` checks them on real observations).
-A variant with neither file (Hand and Foot, until ``hand_and_foot.onnx`` is trained and
-shipped) plays ``reference`` with the heuristic: ``load_policy("reference",
-variant="hand_and_foot")`` is a :class:`~canasta_env.policies.HeuristicPolicy`
-(:func:`reference_note` says so in words). Without a variant, ``reference`` is Classic's.
+A variant other than Classic with neither file (Hand and Foot if its files are removed)
+plays ``reference`` with the heuristic: ``load_policy("reference", variant=...)`` is then
+a :class:`~canasta_env.policies.HeuristicPolicy` (:func:`reference_note` says so in
+words). Without a variant, ``reference`` is Classic's.
 """
 
 from __future__ import annotations
@@ -263,7 +264,7 @@ def reference_note(variant: Any = "classic") -> str | None:
     """``None`` when ``reference`` plays ``variant`` with a reference policy of its own
     (always for Classic, whose reference is shipped: a missing Classic file is an error
     of :func:`reference_path`, not a fallback); else a sentence for players saying that
-    ``reference`` plays the heuristic there (Hand and Foot, until its reference exists).
+    ``reference`` plays the heuristic there (a variant without reference files).
 
     Raises:
         canasta_env.engine.OptionsError, TypeError: as :func:`rules_options`.
@@ -354,7 +355,7 @@ def _load(spec: str, variant: Any) -> Policy:
         except RuntimeError as e:  # no compiled core
             raise PolicySpecError(f"cannot load policy 'search': {e}") from e
     if key.lower() == "reference" and reference_note(variant) is not None:
-        return HeuristicPolicy()  # the variant has no reference yet
+        return HeuristicPolicy()  # the variant has no reference files
     path = reference_path(variant) if key.lower() == "reference" else Path(key)
     if not path.is_file():
         what = "a directory, not a policy file" if path.is_dir() else "no policy file"
