@@ -21,7 +21,7 @@ policy              meaning
                     and Foot's network (the heuristic for a variant without one)
 ``"heuristic"``     :class:`canasta_env.policies.HeuristicPolicy` (rule-based, fast)
 ``"search"``        :class:`canasta_env.search.SearchPolicy`: the heuristic improved by
-                    decision-time search (the strongest player here; about 30 ms a
+                    decision-time search (the strongest Classic player; about 30 ms a
                     decision; needs the compiled core)
 ``"random"``        :class:`canasta_env.policies.RandomPolicy` (uniform legal moves)
 a ``.onnx`` path    a policy exported by ``python -m training.export_onnx``

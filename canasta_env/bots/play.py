@@ -193,9 +193,11 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     """
     p = ArgumentParser(prog=prog, description="Play Canasta in the terminal against bots.")
     p.add_argument("--seat", type=int, default=0, choices=range(4), help="your seat 0..3")
+    zip_note = ("a .onnx or .zip path" if prog == "python -m training.play" else
+                "a .onnx path (.zip checkpoints: through python -m training.play)")
     p.add_argument("--policy", default="heuristic",
-                   help="bots: heuristic, search (the strongest), random, reference, or a .onnx "
-                        "path (.zip checkpoints: through python -m training.play)")
+                   help=f"bots (default: heuristic): heuristic, search (the strongest in "
+                        f"Classic), random, reference (the variant's network), or {zip_note}")
     p.add_argument("--seed", type=int, default=None, help="deal seed (random if omitted)")
     p.add_argument("--game", action="store_true",
                    help="play a whole game (to 5,000; Hand and Foot: four rounds), not one hand")

@@ -123,7 +123,8 @@ Trust model: seat tokens keep each seat's hidden cards to its player. A view nev
 contains another seat's hidden cards or the stock order. ``bot_policy`` / ``policy`` in
 requests may name ``"heuristic"``, ``"random"``, ``"reference"``, ``"search"`` (the
 heuristic improved by decision-time search, :class:`canasta_env.search.SearchPolicy`:
-the strongest bot, about 30 ms of one core per decision) or the server's ``--policy``;
+the strongest Classic bot, about 30 ms of one core per decision; in Hand and Foot
+``"reference"`` is stronger) or the server's ``--policy``;
 other checkpoint paths are refused, because loading a checkpoint unpickles it.
 """
 
