@@ -207,6 +207,27 @@ def dagger(model, data, rounds: int, decisions: int, epochs: int, batch_size: in
     return out
 
 
+def minibatch_epoch(policy, opt, order, batch_size: int, losses, bar) -> float:
+    """One epoch of Adam steps over ``order`` (row indices, already shuffled) in minibatches
+    of ``batch_size``: ``losses(idx) -> (loss to minimise, loss to report)`` (torch
+    scalars), gradients clipped to norm 1, ``bar`` advanced once per minibatch. Returns the
+    reported loss summed over the rows (weighted by minibatch size). Shared by
+    :func:`behaviour_clone` and ``training.search``'s distillation."""
+    import torch
+
+    total = 0.0
+    for i in range(0, len(order), batch_size):
+        idx = order[i:i + batch_size]
+        loss, report = losses(idx)
+        opt.zero_grad()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
+        opt.step()
+        total += float(report.detach()) * len(idx)
+        bar.update(1)
+    return total
+
+
 def behaviour_clone(model, data, epochs: int, batch_size: int, learning_rate: float,
                     seed: int = 0, progress: bool = False) -> dict:
     """Fit ``model.policy`` (MaskablePPO) to the heuristic's actions and returns (a
@@ -228,22 +249,14 @@ def behaviour_clone(model, data, epochs: int, batch_size: int, learning_rate: fl
     ret_t = torch.as_tensor(rets)
     last = 0.0
     bar = _bar(epochs * -(-n // batch_size), "fitting the heuristic's moves", "batch", progress)
+    def losses(idx):
+        dist = policy.get_distribution(obs_t[idx], action_masks=masks[idx])
+        pol_loss = -dist.log_prob(act_t[idx]).mean()
+        values = policy.predict_values(obs_t[idx]).flatten()
+        return pol_loss + 0.5 * torch.nn.functional.mse_loss(values, ret_t[idx]), pol_loss
+
     for _ in range(epochs):
-        order = gen.permutation(n)
-        total = 0.0
-        for i in range(0, n, batch_size):
-            idx = order[i:i + batch_size]
-            dist = policy.get_distribution(obs_t[idx], action_masks=masks[idx])
-            pol_loss = -dist.log_prob(act_t[idx]).mean()
-            values = policy.predict_values(obs_t[idx]).flatten()
-            loss = pol_loss + 0.5 * torch.nn.functional.mse_loss(values, ret_t[idx])
-            opt.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
-            opt.step()
-            total += float(pol_loss.detach()) * len(idx)
-            bar.update(1)
-        last = total / n
+        last = minibatch_epoch(policy, opt, gen.permutation(n), batch_size, losses, bar) / n
     bar.close()
     with torch.no_grad():
         correct = 0

@@ -252,7 +252,7 @@ def distill(init: str, data: list[str], out: str, epochs: int, batch_size: int,
     import torch
 
     from .checkpoint import load_model
-    from .pretrain import _bar
+    from .pretrain import _bar, minibatch_epoch
 
     if Path(out).exists():
         raise FileExistsError(f"{out} exists; distill never overwrites a checkpoint")
@@ -336,17 +336,8 @@ def distill(init: str, data: list[str], out: str, epochs: int, batch_size: int,
     bar = _bar(epochs * -(-len(train) // batch_size), "distilling the search", "batch",
                progress)
     for ep in range(epochs):
-        perm = gen.permutation(train)
-        total = 0.0
-        for i in range(0, len(perm), batch_size):
-            idx = perm[i:i + batch_size]
-            loss = set_loss(idx)
-            opt.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
-            opt.step()
-            total += float(loss.detach()) * len(idx)
-            bar.update(1)
+        total = minibatch_epoch(policy, opt, gen.permutation(train), batch_size,
+                                lambda idx: (set_loss(idx),) * 2, bar)
         history.append({"epoch": ep + 1, "train_loss": total / max(1, len(train)),
                         **held_out()})
         if progress:
