@@ -28,6 +28,7 @@ from canasta_env.bots.loader import (
     load_policy,
     policy_sizes,
     reference_note,
+    variant_hint,
 )
 from canasta_env.engine import Game, OptionsError, preset, to_position
 from canasta_env.policies import HeuristicPolicy, RandomPolicy
@@ -244,7 +245,8 @@ def test_play_refuses_a_classic_network_for_hand_and_foot_before_dealing():
     r = run("training.play", "--variant", "hand_and_foot", "--policy", CLASSIC_ONNX,
             stdin="1\n" * 5)
     assert r.returncode == 2
-    assert r.stderr == f"python -m training.play: error: policy '{CLASSIC_ONNX}' {HF_REFUSAL}\n"
+    assert r.stderr == (f"python -m training.play: error: policy '{CLASSIC_ONNX}' {HF_REFUSAL}"
+                        f"; pass --variant classic to play it\n")
     assert r.stdout == ""  # nothing dealt, no table printed
 
 
@@ -360,7 +362,41 @@ def test_evaluate_cli_refuses_with_one_line():
     r = run("training.evaluate", "--a", CLASSIC_ONNX, "--b", "random", "--variant",
             "hand_and_foot", "--hands", "2", "--no-progress")
     assert r.returncode == 2 and r.stdout == ""
-    assert r.stderr == f"python -m training.evaluate: error: policy '{CLASSIC_ONNX}' {HF_REFUSAL}\n"
+    assert r.stderr == (f"python -m training.evaluate: error: policy '{CLASSIC_ONNX}' "
+                        f"{HF_REFUSAL}; pass --variant classic to play it\n")
+
+
+def test_evaluate_cli_names_the_variant_a_hand_and_foot_network_plays():
+    r = run("training.evaluate", "--a", "random", "--b", HF_ONNX, "--hands", "2",
+            "--no-progress")
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr == (f"python -m training.evaluate: error: policy '{HF_ONNX}' is a Hand and "
+                        f"Foot policy (observation 245, 98 actions); this game is Classic "
+                        f"(observation 202, 91 actions); pass --variant hand_and_foot to play "
+                        f"it\n")
+
+
+def test_ratings_cli_names_the_variant_of_a_policy_it_refuses():
+    r = run("training.ratings", "--policies", "random", HF_ONNX, "--hands", "2",
+            "--no-progress")
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr.endswith("; pass --variant hand_and_foot to play it\n")
+    assert r.stderr.count("\n") == 1
+
+
+def test_variant_hint_only_for_a_policy_of_another_known_variant():
+    with pytest.raises(PolicyVariantError) as e:
+        check_policy_variant(Sized(245, 98), "classic")
+    assert e.value.policy_variant == "hand_and_foot"
+    assert variant_hint(e.value) == f"{e.value}; pass --variant hand_and_foot to play it"
+    assert variant_hint(e.value, "--rules") == f"{e.value}; pass --rules hand_and_foot to play it"
+    with pytest.raises(PolicyVariantError) as e:  # sizes of no variant: nothing to suggest
+        check_policy_variant(Sized(10, 5), "classic")
+    assert e.value.policy_variant is None and variant_hint(e.value) == str(e.value)
+    with pytest.raises(PolicyVariantError) as e:  # Classic sizes, Classic with other rules
+        check_policy_variant(Sized(202, 91), preset("classic", wild_melds=True))
+    assert e.value.policy_variant is None and variant_hint(e.value) == str(e.value)
+    assert variant_hint(ValueError("bad count")) == "bad count"
 
 
 def test_evaluate_reference_in_hand_and_foot_is_its_network():

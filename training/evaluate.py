@@ -99,7 +99,7 @@ import numpy as np
 
 from canasta_env import AGENTS, raw_env
 from canasta_env.batching import act_rows, fork, is_stateless
-from canasta_env.bots.loader import PolicySpecError, check_policy_variant, load_policy
+from canasta_env.bots.loader import PolicySpecError, check_policy_variant, load_policy, variant_hint
 from canasta_env.cli import ArgumentParser, fail, interrupted, positive_int
 from canasta_env.engine import preset
 from canasta_env.policies import Policy
@@ -855,7 +855,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:  # while the policies load, before any deal
         return interrupted(p.prog, "before the first deal")
     except (PolicySpecError, ValueError) as e:
-        return fail(p.prog, e)
+        return fail(p.prog, variant_hint(e))
     print(json.dumps(r) if args.json else format_table(r))
     return 0
 

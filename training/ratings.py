@@ -25,7 +25,7 @@ import itertools
 import json
 import sys
 
-from canasta_env.bots.loader import PolicySpecError, load_policy
+from canasta_env.bots.loader import PolicySpecError, load_policy, variant_hint
 from canasta_env.cli import ArgumentParser, fail, interrupted, positive_int
 
 from .evaluate import DEFAULT_BATCH, check_batch, opening_levels, play_match, summarize
@@ -136,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         return interrupted(p.prog, "no ratings (a round robin is rated only when complete)")
     except (PolicySpecError, ValueError) as e:
-        return fail(p.prog, e)
+        return fail(p.prog, variant_hint(e))
     print(json.dumps(r) if args.json else format_table(r), file=sys.stdout)
     return 0
 

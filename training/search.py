@@ -35,6 +35,7 @@ from pathlib import Path
 import numpy as np
 
 from canasta_env.cli import ArgumentParser, existing_file, fail, interrupted, positive_float, positive_int
+from canasta_env.bots.loader import variant_hint
 from canasta_env.search import CRITERIA, SearchSettings, improve  # noqa: F401 (re-exported)
 
 from .pretrain import _returns
@@ -476,7 +477,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         return interrupted(prog)
     except (ValueError, KeyError, OSError, RuntimeError) as e:
-        return fail(prog, e)
+        return fail(prog, variant_hint(e))
     return 0
 
 

@@ -45,6 +45,7 @@ from .loader import (
     reference_path,
     register_loader,
     registered_suffixes,
+    variant_hint,
 )
 
 __all__ = [
@@ -64,4 +65,5 @@ __all__ = [
     "reference_path",
     "register_loader",
     "registered_suffixes",
+    "variant_hint",
 ]

@@ -100,7 +100,27 @@ class PolicySpecError(ValueError):
 
 class PolicyVariantError(PolicySpecError):
     """A policy was built for another variant (observation size, number of actions) than
-    the game it is asked to play."""
+    the game it is asked to play.
+
+    Attributes:
+        policy_variant: the variant the policy plays (``"classic"``, ``"hand_and_foot"``),
+            or ``None`` when its sizes are no variant's of this package.
+    """
+
+    def __init__(self, message: str, policy_variant: str | None = None) -> None:
+        super().__init__(message)
+        self.policy_variant = policy_variant
+
+
+def variant_hint(error: BaseException, option: str = "--variant") -> str:
+    """The message of ``error`` for a command line that chooses the variant with
+    ``option``: a :class:`PolicyVariantError` of a policy that plays another variant of
+    this package gets ``; pass --variant hand_and_foot to play it`` appended (any other
+    error: its message as is)."""
+    kind = getattr(error, "policy_variant", None)
+    if isinstance(error, PolicyVariantError) and kind:
+        return f"{error}; pass {option} {kind} to play it"
+    return str(error)
 
 
 #: variant name -> its name in messages
@@ -198,7 +218,8 @@ def check_variant_sizes(sizes: tuple[int, int] | None, variant: Any, subject: st
     if KNOWN_SIZES.get(want) != options.variant:
         game += " with these rules"
     raise PolicyVariantError(f"{subject} is {what} ({_describe_sizes(tuple(sizes))}); this game "
-                             f"is {game} ({_describe_sizes(want)})")
+                             f"is {game} ({_describe_sizes(want)})",
+                             kind if kind != options.variant else None)
 
 
 def _load_onnx(path: str) -> Policy:

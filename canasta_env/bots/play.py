@@ -35,7 +35,7 @@ from canasta_env.engine.cards import CLASS_NAMES
 from canasta_env.render import render_text
 
 from .bot import Bot
-from .loader import reference_note
+from .loader import reference_note, variant_hint
 
 RELATIVE = ("you", "left", "partner", "right")
 QUIT = {"quit", "q", "exit"}
@@ -207,7 +207,7 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
         # before the first deal: the policy loads and fits the variant, or one line
         bot = Bot(args.policy, variant=args.variant)
     except ValueError as e:  # PolicySpecError / PolicyVariantError / CheckpointError
-        return fail(p.prog, e)
+        return fail(p.prog, variant_hint(e))
     try:
         return play(args.seat, bot, args.seed, args.game, variant=args.variant)
     except KeyboardInterrupt:
