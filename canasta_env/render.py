@@ -9,6 +9,11 @@ from .public import public_pile
 _SEAT_NAMES = ("me", "left", "partner", "right")
 
 
+def _count(n: int, word: str) -> str:
+    """``1 card``, ``2 cards``, ``0 red 3s``."""
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
 def _melds(game: Game, team: int) -> str:
     parts = []
     size = game.options.canasta_size
@@ -66,8 +71,8 @@ def render_text(game: Game, seat: int) -> str:
         where = ""
         if foot:
             where = " (in foot)" if game.in_foot[s] else f" + foot of {sum(game.feet[s])}"
-        sizes.append(f"{_SEAT_NAMES[k]}: {sum(game.hands[s])} cards{where}, "
-                     f"{game.red3[s]} red 3s{extra}")
+        sizes.append(f"{_SEAT_NAMES[k]}: {_count(sum(game.hands[s]), 'card')}{where}, "
+                     f"{_count(game.red3[s], 'red 3')}{extra}")
     lines.append("Players: " + " | ".join(sizes))
     piles = public_pile(game)
     if game.pile:
@@ -80,17 +85,16 @@ def render_text(game: Game, seat: int) -> str:
         if game.pile[-1] == 2:
             flags.append("stop card")
         n = len(game.pile)
-        lines.append(f"Discard pile: {n} card{'' if n == 1 else 's'}, top {top}"
+        lines.append(f"Discard pile: {_count(n, 'card')}, top {top}"
                      + (f" ({', '.join(flags)})" if flags else "")
                      + f"; cards, bottom to top: {' '.join(piles.names()['pile'])}")
     else:
         lines.append("Discard pile: empty")
-    lines.append(f"Stock: {len(game.stock)} cards")
+    lines.append(f"Stock: {_count(len(game.stock), 'card')}")
     if game.phase == Phase.PICKUP:
         aside = piles.names()["set_aside"]
         listed = f": {' '.join(aside)}" if aside else ""
-        lines.append(f"Pile set aside for the opening: {len(aside)} "
-                     f"card{'' if len(aside) == 1 else 's'}{listed}; "
+        lines.append(f"Pile set aside for the opening: {_count(len(aside), 'card')}{listed}; "
                      f"opening points so far {game.turn_points}")
     lines.append("My hand: " + " ".join(counts_to_names(game.hands[seat])))
     if game.to_move is not None:

@@ -81,7 +81,7 @@ def test_ansi_render_shows_the_table():
     for part in ("phase MELD", "Scores: us 1200  them 3100",
                  "opening minimum: us 50 (opened)  them 120 (opened)",
                  "Our melds:   Qx7*natural canasta*", "Their melds: 8x3+Jk",
-                 "me: 5 cards, 1 red 3s", "left: 5 cards, 0 red 3s", "partner: 2 cards",
+                 "me: 5 cards, 1 red 3", "left: 5 cards, 0 red 3s", "partner: 2 cards",
                  "right: 3 cards, 2 red 3s", "Discard pile: 3 cards, top J (frozen)",
                  f"Stock: {stock} cards", "My hand: 5 9 K K K", "On turn: me"):
         assert part in text, (part, text)

@@ -79,6 +79,10 @@ def test_observation_pieces_and_render_show_the_foot():
     g.hands[g.current] = [a + b for a, b in zip(g.hands[g.current], g.feet[g.current])]
     g.feet[g.current] = [0] * 15
     assert "me: 22 cards (in foot)" in raw.render()
+    g.hands[g.current] = [0] * 15
+    g.hands[g.current][5] = 1  # one card left, and one red 3 down
+    g.red3[g.current] = 1
+    assert "me: 1 card (in foot), 1 red 3 |" in raw.render()
 
 
 V = (50, 20, 5, 0, 5, 5, 5, 5, 10, 10, 10, 10, 10, 10, 20)
