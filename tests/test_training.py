@@ -163,10 +163,20 @@ def test_smoke_config_trains_saves_resumes_and_evaluates(tmp_path):
         train(cfg)
 
     # resume continues the same TensorBoard run and the step count
+    # with the config's PPO settings (the config.yaml written beside it is true)
     before = load_model(final).num_timesteps
-    cfg2 = cfg.model_copy(update={"total_timesteps": before + 512})
+    ppo2 = cfg.ppo.model_copy(update={"learning_rate": 2.5e-4, "ent_coef": 0.02,
+                                      "clip_range": 0.15, "n_epochs": 3})
+    cfg2 = cfg.model_copy(update={"total_timesteps": before + 512, "ppo": ppo2})
+    assert (cfg.ppo.learning_rate, cfg.ppo.ent_coef, cfg.ppo.clip_range, cfg.ppo.n_epochs) != \
+        (2.5e-4, 0.02, 0.15, 3)
     final2 = train(cfg2, resume=str(final))
-    assert load_model(final2).num_timesteps >= before + 512
+    resumed = load_model(final2)
+    assert resumed.num_timesteps >= before + 512
+    assert (resumed.learning_rate, resumed.ent_coef, resumed.n_epochs) == (2.5e-4, 0.02, 3)
+    assert resumed.clip_range(1.0) == 0.15 and resumed.lr_schedule(1.0) == 2.5e-4
+    assert resumed.policy.optimizer.param_groups[0]["lr"] == 2.5e-4
+    assert load_config(run / "config.yaml") == cfg2
     assert load_model(run / f"final_{before:09d}.zip").num_timesteps == before  # kept
     assert len(list((tmp_path / "tb").iterdir())) == 1
 

@@ -26,11 +26,15 @@ class CheckpointError(ValueError):
     """A checkpoint is missing, corrupt, or made for other observation / action sizes."""
 
 
-def load_model(path: str | Path, env=None, device: str = "cpu"):
+def load_model(path: str | Path, env=None, device: str = "cpu",
+               custom_objects: dict | None = None):
     """Load a MaskablePPO model from ``path`` (a ``.zip``).
 
     Args:
         env: optional vectorised env to attach (for resuming training).
+        custom_objects: saved attributes to replace before the model is set up
+            (SB3's ``custom_objects``), e.g. ``{"learning_rate": 3e-4}`` when resuming
+            with other PPO settings.
 
     Raises:
         CheckpointError: no such file, not a valid SB3 zip, or spaces that do not match
@@ -45,7 +49,7 @@ def load_model(path: str | Path, env=None, device: str = "cpu"):
     if not zipfile.is_zipfile(path):
         raise CheckpointError(f"checkpoint {path} is not a MaskablePPO .zip (corrupt or wrong file)")
     try:
-        model = MaskablePPO.load(path, env=env, device=device)
+        model = MaskablePPO.load(path, env=env, device=device, custom_objects=custom_objects)
     except ValueError as e:  # SB3: spaces of env and checkpoint differ
         raise CheckpointError(f"checkpoint {path} does not match this environment: {e}") from None
     except Exception as e:  # noqa: BLE001 - any unpickling / zip error means a bad file

@@ -310,9 +310,23 @@ def _flatten(d: dict, prefix: str = "") -> dict:
     return out
 
 
+def ppo_settings(cfg: TrainConfig) -> dict:
+    """The MaskablePPO settings of ``cfg`` other than the network (``net_arch`` and the
+    features): what a resumed run takes from its config instead of from the checkpoint.
+    Keys are MaskablePPO's attribute names."""
+    p = cfg.ppo
+    return {"learning_rate": p.learning_rate, "n_steps": p.n_steps,
+            "batch_size": p.batch_size, "n_epochs": p.n_epochs, "gamma": p.gamma,
+            "gae_lambda": p.gae_lambda, "clip_range": p.clip_range, "ent_coef": p.ent_coef,
+            "vf_coef": p.vf_coef, "max_grad_norm": p.max_grad_norm}
+
+
 def train(cfg: TrainConfig, resume: str | None = None) -> Path:
     """Run one training (warm start when the config pretrains and this is not a resume,
-    then MaskablePPO); returns the path of the final model.
+    then MaskablePPO); returns the path of the final model. A resumed run keeps the
+    checkpoint's weights, optimiser state and step count, and trains on with the
+    config's PPO settings (:func:`ppo_settings`: learning rate, rollout size,
+    clipping, ...); its network must be the config's.
 
     Raises:
         ConfigError: the run directory already holds a run (without ``resume``), or the
@@ -341,8 +355,8 @@ def train(cfg: TrainConfig, resume: str | None = None) -> Path:
                           f"run_name or pass --resume <one of its .zip files>")
     run_dir.mkdir(parents=True, exist_ok=True)
     vec = make_vec_env(cfg)
-    if resume:
-        model = load_model(resume, env=vec)
+    if resume:  # the config's PPO settings apply from here on (config.yaml says so)
+        model = load_model(resume, env=vec, custom_objects=ppo_settings(cfg))
         model.tensorboard_log = cfg.tensorboard_dir
         mismatch = network_mismatch(model, cfg)
         if mismatch:
