@@ -38,8 +38,8 @@ cdef class VectorGames:
             position); read it on the step that reports ``dones[i]`` or right after
             :meth:`redeal` (zeros until then).
 
-    The GIL stays held while the core runs: the exact search's memo tables (exact.c)
-    are shared by every game of the process.
+    The GIL stays held while the core steps a batch: a batch belongs to one thread at a
+    time (the search, :func:`search_values`, releases it and works on private copies).
 
     Seeding: game ``i``'s episode ``k`` is dealt from ``(seeds[i], k)`` with the native
     generator, whatever the batch: the same seeds replay the same deals (native deals

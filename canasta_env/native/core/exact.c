@@ -6,9 +6,10 @@
  * Rules: docs/RULES.md section 3.4.
  *
  * An outcome set is a set of (clean, dirty) book counts: a bit (c, d) in rows[c] bit d.
- * The memo tables are shared by every game of the process. The entry points that read or
- * fill them (cn_rank_nonempty, cn_max_points, cn_can_meld_all) hold one process-wide
- * mutex, since the search (search.c) runs without the GIL and may run in several threads.
+ * The memo tables belong to the calling thread (a pthread key; freed when the thread
+ * exits): the search (search.c) runs without the GIL, in as many threads as the caller
+ * likes, and no thread waits for another's tables. A thread's tables hold up to NSLOTS
+ * sets of meld rules (about 0.6 MB each); with no memory left it computes without them.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -28,9 +29,6 @@ typedef struct {
     oset bo[MAXN][MAXW], fr[MAXN][MAXW];
 } memo_t;
 
-static memo_t *slots[NSLOTS];
-static int next_slot;
-
 typedef struct {
     int max_size, cap, half, canasta;
     int nbooks, bn[24], bw[24];
@@ -38,30 +36,64 @@ typedef struct {
     memo_t *memo;
 } rules_t;
 
+/* one thread's memo tables, and the rules of its last call (the same options come back
+ * call after call) */
+typedef struct {
+    memo_t *slots[NSLOTS];
+    int next_slot;
+    rules_t last_rules;
+    int have_last;
+} memo_owner;
+
+static pthread_key_t owner_key;
+static pthread_once_t owner_once = PTHREAD_ONCE_INIT;
+static int owner_key_ok;
+
+static void owner_free(void *p) {
+    memo_owner *t = (memo_owner *)p;
+    for (int i = 0; i < NSLOTS; i++) free(t->slots[i]);
+    free(t);
+}
+
+static void owner_key_make(void) { owner_key_ok = pthread_key_create(&owner_key, owner_free) == 0; }
+
+/* the calling thread's tables, made on its first call; NULL without memory */
+static memo_owner *owner(void) {
+    pthread_once(&owner_once, owner_key_make);
+    if (!owner_key_ok) return NULL;
+    memo_owner *t = (memo_owner *)pthread_getspecific(owner_key);
+    if (t) return t;
+    t = (memo_owner *)calloc(1, sizeof *t);
+    if (t && pthread_setspecific(owner_key, t) != 0) {
+        free(t);
+        t = NULL;
+    }
+    return t;
+}
+
 static int wild_limit(const rules_t *R, int n) {
     if (R->half) return R->cap < n / 2 ? R->cap : n / 2;
     return R->cap;
 }
 
-static void rules_build(const cn_options *o, rules_t *R);
-
-/* the rules of the last call, kept: the same options come back call after call */
-static rules_t last_rules;
-static int have_last;
+static void rules_build(const cn_options *o, rules_t *R, memo_owner *t);
 
 static void rules_of(const cn_options *o, rules_t *R) {
-    if (have_last && last_rules.max_size == o->max_meld_size &&
-        last_rules.cap == o->max_wilds_per_meld && last_rules.half == o->wilds_at_most_half_naturals &&
-        last_rules.canasta == o->canasta_size && last_rules.memo) {
-        *R = last_rules;
+    memo_owner *t = owner();
+    if (t && t->have_last && t->last_rules.max_size == o->max_meld_size &&
+        t->last_rules.cap == o->max_wilds_per_meld &&
+        t->last_rules.half == o->wilds_at_most_half_naturals &&
+        t->last_rules.canasta == o->canasta_size && t->last_rules.memo) {
+        *R = t->last_rules;
         return;
     }
-    rules_build(o, R);
-    last_rules = *R;
-    have_last = 1;
+    rules_build(o, R, t);
+    if (!t) return;
+    t->last_rules = *R;
+    t->have_last = 1;
 }
 
-static void rules_build(const cn_options *o, rules_t *R) {
+static void rules_build(const cn_options *o, rules_t *R, memo_owner *t) {
     R->max_size = o->max_meld_size;
     R->cap = o->max_wilds_per_meld;
     R->half = o->wilds_at_most_half_naturals;
@@ -81,6 +113,8 @@ static void rules_build(const cn_options *o, rules_t *R) {
                 R->ow[R->nopens++] = w;
             }
     R->memo = NULL;
+    if (!t) return;  /* no memory: compute without memo */
+    memo_t **slots = t->slots;
     for (int i = 0; i < NSLOTS; i++) {
         memo_t *mm = slots[i];
         if (mm && mm->max_size == R->max_size && mm->cap == R->cap && mm->half == R->half &&
@@ -89,8 +123,8 @@ static void rules_build(const cn_options *o, rules_t *R) {
             return;
         }
     }
-    int i = next_slot;
-    next_slot = (next_slot + 1) % NSLOTS;
+    int i = t->next_slot;
+    t->next_slot = (t->next_slot + 1) % NSLOTS;
     if (!slots[i]) slots[i] = (memo_t *)malloc(sizeof(memo_t));
     if (!slots[i]) return;  /* no memory: compute without memo */
     memo_t *mm = slots[i];
@@ -213,7 +247,7 @@ static void rank_outcomes(const rules_t *R, int n, int w, int n0, int w0, oset *
     }
 }
 
-static int rank_nonempty_unlocked(const cn_options *o, int n, int w, int n0, int w0) {
+static int rank_nonempty_impl(const cn_options *o, int n, int w, int n0, int w0) {
     rules_t R;
     oset a;
     rules_of(o, &R);
@@ -237,7 +271,7 @@ static int wild_values(int n_wild, int jokers) {
     return pj * CN_POINTS[CN_JOKER] + (n_wild - pj) * CN_POINTS[CN_TWO];
 }
 
-static int max_points_unlocked(const int *hand, const int *nat, const int *wild, int wm,
+static int max_points_impl(const int *hand, const int *nat, const int *wild, int wm,
                   const cn_options *o, int keep) {
     int size = cn_sum(hand);
     if (size < keep) return -1;
@@ -302,7 +336,7 @@ static int max_points_unlocked(const int *hand, const int *nat, const int *wild,
     return best;
 }
 
-static int can_meld_all_unlocked(const int *hand, const int *nat, const int *wild, int wm,
+static int can_meld_all_impl(const int *hand, const int *nat, const int *wild, int wm,
                     const cn_options *o, int have_clean, int have_dirty, int need_clean,
                     int need_dirty, int need_books, int need_pts, int black_three_melds) {
     int b3 = hand[CN_B3];
@@ -380,31 +414,21 @@ done:
     return result;
 }
 
-/* ------------------------------------------------------------------ locked entry points */
-
-static pthread_mutex_t memo_lock = PTHREAD_MUTEX_INITIALIZER;
+/* ------------------------------------------------------------------ entry points */
+/* No lock: each thread reads and fills its own memo tables (owner()). */
 
 int cn_rank_nonempty(const cn_options *o, int n, int w, int n0, int w0) {
-    pthread_mutex_lock(&memo_lock);
-    int r = rank_nonempty_unlocked(o, n, w, n0, w0);
-    pthread_mutex_unlock(&memo_lock);
-    return r;
+    return rank_nonempty_impl(o, n, w, n0, w0);
 }
 
 int cn_max_points(const int *hand, const int *nat, const int *wild, int wm,
                   const cn_options *o, int keep) {
-    pthread_mutex_lock(&memo_lock);
-    int r = max_points_unlocked(hand, nat, wild, wm, o, keep);
-    pthread_mutex_unlock(&memo_lock);
-    return r;
+    return max_points_impl(hand, nat, wild, wm, o, keep);
 }
 
 int cn_can_meld_all(const int *hand, const int *nat, const int *wild, int wm,
                     const cn_options *o, int have_clean, int have_dirty, int need_clean,
                     int need_dirty, int need_books, int need_pts, int black_three_melds) {
-    pthread_mutex_lock(&memo_lock);
-    int r = can_meld_all_unlocked(hand, nat, wild, wm, o, have_clean, have_dirty, need_clean,
-                                  need_dirty, need_books, need_pts, black_three_melds);
-    pthread_mutex_unlock(&memo_lock);
-    return r;
+    return can_meld_all_impl(hand, nat, wild, wm, o, have_clean, have_dirty, need_clean,
+                             need_dirty, need_books, need_pts, black_three_melds);
 }
