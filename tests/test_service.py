@@ -404,6 +404,17 @@ def test_openapi_docs(client):
         assert path in spec["paths"]
     assert client.get("/docs").status_code == 200
     assert client.get("/").json()["docs"] == "/docs"
+    schemas = spec["components"]["schemas"]
+    for model in ("LoggedMove", "View"):  # 0 for the first hand: said in the schema
+        assert schemas[model]["properties"]["hand_number"]["description"].startswith(
+            "hands dealt before this one in the game: 0 for the first hand")
+
+
+def test_hand_number_counts_from_zero_in_views_and_the_move_log(client):
+    body = client.post("/games", json={"seats": ["bot"] * 4, "seed": 2}).json()
+    assert body["view"]["hand_number"] == 0 and body["view"]["hand_over"]
+    log = client.get(f"/games/{body['game_id']}/moves").json()
+    assert log and {m["hand_number"] for m in log["moves"]} == {0}
 
 
 def test_service_with_a_checkpoint_policy(tmp_path_factory):

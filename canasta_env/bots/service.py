@@ -906,9 +906,14 @@ class Move(BaseModel):
                                    "('discards a 7')")
 
 
+#: what ``hand_number`` means wherever the service shows it
+HAND_NUMBER = ("hands dealt before this one in the game: 0 for the first hand (people are "
+               "shown this plus 1: 'hand 1'); in Hand and Foot the round minus 1 (0 to 3)")
+
+
 class LoggedMove(Move):
     seq: int = Field(description="1, 2, ... in the game's move log")
-    hand_number: int
+    hand_number: int = Field(description=HAND_NUMBER)
 
 
 class LegalAction(BaseModel):
@@ -970,7 +975,7 @@ class View(BaseModel):
     seat: int | None = Field(description="the seat whose view this is; null: public")
     partnership: int | None
     variant: str
-    hand_number: int
+    hand_number: int = Field(description=HAND_NUMBER)
     dealer: int
     phase: str
     to_move: int | None
