@@ -384,6 +384,29 @@ def test_ratings_cli_names_the_variant_of_a_policy_it_refuses():
     assert r.stderr.count("\n") == 1
 
 
+@pytest.mark.parametrize("variant", ["classic", "hand_and_foot"])
+def test_evaluate_cli_says_when_the_two_policies_play_different_variants(variant):
+    # no --variant fits both: the message says so instead of sending the user back and forth
+    r = run("training.evaluate", "--a", HF_ONNX, "--b", CLASSIC_ONNX, "--variant", variant,
+            "--hands", "2", "--no-progress")
+    assert r.returncode == 2 and r.stdout == "" and r.stderr.count("\n") == 1
+    assert r.stderr.endswith("; the policies given play different variants, so they cannot "
+                             "play each other\n")
+    assert "pass --variant" not in r.stderr
+
+
+def test_variant_hint_checks_the_other_policies_given():
+    with pytest.raises(PolicyVariantError) as e:
+        check_policy_variant(Sized(245, 98), "classic", "hf")
+    assert variant_hint(e.value, specs=("random", "reference", str(ROOT / HF_ONNX))) == \
+        f"{e.value}; pass --variant hand_and_foot to play it"
+    assert variant_hint(e.value, specs=("random", str(ROOT / CLASSIC_ONNX))) == \
+        f"{e.value}; the policies given play different variants, so they cannot play each other"
+    # another fault of another spec (no such policy) is left for when it is met
+    assert variant_hint(e.value, specs=("no_such_policy",)) == \
+        f"{e.value}; pass --variant hand_and_foot to play it"
+
+
 def test_variant_hint_only_for_a_policy_of_another_known_variant():
     with pytest.raises(PolicyVariantError) as e:
         check_policy_variant(Sized(245, 98), "classic")

@@ -855,7 +855,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:  # while the policies load, before any deal
         return interrupted(p.prog, "before the first deal")
     except (PolicySpecError, ValueError) as e:
-        return fail(p.prog, variant_hint(e))
+        return fail(p.prog, variant_hint(e, specs=(args.a, args.b)))
     print(json.dumps(r) if args.json else format_table(r))
     return 0
 

@@ -136,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         return interrupted(p.prog, "no ratings (a round robin is rated only when complete)")
     except (PolicySpecError, ValueError) as e:
-        return fail(p.prog, variant_hint(e))
+        return fail(p.prog, variant_hint(e, specs=args.policies))
     print(json.dumps(r) if args.json else format_table(r), file=sys.stdout)
     return 0
 

@@ -112,15 +112,26 @@ class PolicyVariantError(PolicySpecError):
         self.policy_variant = policy_variant
 
 
-def variant_hint(error: BaseException, option: str = "--variant") -> str:
+def variant_hint(error: BaseException, option: str = "--variant",
+                 specs: tuple[str, ...] | list[str] = ()) -> str:
     """The message of ``error`` for a command line that chooses the variant with
-    ``option``: a :class:`PolicyVariantError` of a policy that plays another variant of
-    this package gets ``; pass --variant hand_and_foot to play it`` appended (any other
-    error: its message as is)."""
+    ``option``. A :class:`PolicyVariantError` of a policy that plays another variant of
+    this package gets ``; pass --variant hand_and_foot to play it`` appended, unless one
+    of the command's other policies (``specs``, loaded here) cannot play that variant:
+    then ``; the policies given play different variants, so they cannot play each
+    other``. Any other error: its message as is."""
     kind = getattr(error, "policy_variant", None)
-    if isinstance(error, PolicyVariantError) and kind:
-        return f"{error}; pass {option} {kind} to play it"
-    return str(error)
+    if not isinstance(error, PolicyVariantError) or not kind:
+        return str(error)
+    for spec in specs:
+        try:
+            load_policy(spec, variant=kind)
+        except PolicyVariantError:
+            return (f"{error}; the policies given play different variants, so they cannot "
+                    f"play each other")
+        except Exception:  # noqa: BLE001 - another fault of that spec: reported when it is met
+            pass
+    return f"{error}; pass {option} {kind} to play it"
 
 
 #: variant name -> its name in messages

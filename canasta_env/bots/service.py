@@ -908,7 +908,8 @@ class Move(BaseModel):
 
 #: what ``hand_number`` means wherever the service shows it
 HAND_NUMBER = ("hands dealt before this one in the game: 0 for the first hand (people are "
-               "shown this plus 1: 'hand 1'); in Hand and Foot the round minus 1 (0 to 3)")
+               "shown this plus 1: 'hand 1'); in Hand and Foot the round minus 1 (0 to the "
+               "game's rounds minus 1)")
 
 
 class LoggedMove(Move):
