@@ -23,7 +23,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 # ----------------------------------------------------------------------------- config
 def test_shipped_configs_validate():
-    for name in ("classic", "smoke", "hand_and_foot"):
+    for name in ("classic", "smoke", "hand_and_foot", "classic_reference",
+                 "hand_and_foot_reference"):
         cfg = load_config(ROOT / "configs" / f"{name}.yaml")
         assert isinstance(cfg, TrainConfig)
     assert load_config(ROOT / "configs" / "classic.yaml").starting_scores == "sample"
@@ -177,8 +178,24 @@ def test_smoke_config_trains_saves_resumes_and_evaluates(tmp_path):
     assert resumed.clip_range(1.0) == 0.15 and resumed.lr_schedule(1.0) == 2.5e-4
     assert resumed.policy.optimizer.param_groups[0]["lr"] == 2.5e-4
     assert load_config(run / "config.yaml") == cfg2
+    assert load_config(run / f"config_{before:09d}.yaml") == cfg  # what ran up to there
+
     assert load_model(run / f"final_{before:09d}.zip").num_timesteps == before  # kept
     assert len(list((tmp_path / "tb").iterdir())) == 1
+
+    # resuming from an earlier checkpoint would write over later files: refused, and
+    # nothing in the run folder changes
+    earliest = sorted(run.glob("model_*.zip"))[0]
+    saved = {p: p.read_bytes() for p in run.rglob("*") if p.is_file()}
+    cfg3 = cfg2.model_copy(update={"seed": 5})
+    with pytest.raises(ConfigError, match=r"holds files saved after the .* resuming from it "
+                                          r"would overwrite them"):
+        train(cfg3, resume=str(earliest))
+    assert {p: p.read_bytes() for p in run.rglob("*") if p.is_file()} == saved
+    # under another run name it branches off, with the config's seed
+    branch = train(cfg3.model_copy(update={"run_name": "smoke_branch"}), resume=str(earliest))
+    assert load_model(branch).seed == 5
+    assert {p: p.read_bytes() for p in run.rglob("*") if p.is_file()} == saved
 
     # reload as a policy and evaluate on duplicate deals
     pol = load_policy_checkpoint(final2)

@@ -11,6 +11,9 @@ Outputs (never overwriting an earlier run's files): ``checkpoints/<run>/config.y
 (the resolved config), ``pretrained.zip`` (the warm start, when the config pretrains),
 ``model_<steps>.zip`` every ``checkpoint_every`` steps,
 ``final.zip``; ``checkpoints/<run>/snapshots/``; TensorBoard logs in ``runs/<run>/``.
+A resumed run trains on with its config's seed and PPO settings, keeps the earlier
+``config.yaml`` as ``config_<steps>.yaml`` and refuses to write over files saved after
+its checkpoint (:func:`train`).
 
 ``--resume`` is checked against the config's variant before anything is built: a
 checkpoint of another variant is one line, e.g. ``checkpoint x.zip is a Classic policy
@@ -58,6 +61,47 @@ def check_checkpoint_variant(path: str | Path, variant: str) -> None:
         check_variant_sizes(sizes, variant, f"checkpoint {path}")
     except PolicyVariantError as e:
         raise CheckpointError(str(e)) from None
+
+
+def checkpoint_steps(path: str | Path) -> int | None:
+    """The step count saved in the checkpoint at ``path`` (read from its data, without
+    building the model), or ``None`` for a file that is not a readable checkpoint."""
+    try:
+        from stable_baselines3.common.save_util import load_from_zip_file
+
+        data, _, _ = load_from_zip_file(path, load_data=True, device="cpu",
+                                        print_system_info=False)
+        return int(data["num_timesteps"])
+    except Exception:  # noqa: BLE001 - load_model gives the clear error for a bad file
+        return None
+
+
+def files_past(run_dir: Path, steps: int) -> list[Path]:
+    """The files of the run in ``run_dir`` that a run resumed at ``steps`` would write
+    again: periodic checkpoints and snapshots of later steps, and a ``final.zip`` saved
+    after ``steps``."""
+    def step_of(p: Path) -> int:
+        digits = p.stem.rpartition("_")[2]
+        return int(digits) if digits.isdigit() else -1
+
+    later = [p for p in sorted(run_dir.glob("model_*.zip")) if step_of(p) > steps]
+    later += [p for p in sorted((run_dir / "snapshots").glob("snapshot_*.zip"))
+              if step_of(p) > steps]
+    final = run_dir / "final.zip"
+    if final.is_file() and (checkpoint_steps(final) or 0) > steps:
+        later.append(final)
+    return later
+
+
+def _keep_config(cfg_path: Path, steps: int) -> None:
+    """Move a resumed run's earlier ``config.yaml`` aside as ``config_<steps>.yaml`` (the
+    config that ran up to ``steps``), never over an existing file."""
+    if not cfg_path.is_file():
+        return
+    target, k = cfg_path.with_name(f"config_{steps:09d}.yaml"), 1
+    while target.exists():
+        target, k = cfg_path.with_name(f"config_{steps:09d}_{k}.yaml"), k + 1
+    cfg_path.replace(target)
 
 
 def make_pool(cfg: TrainConfig):
@@ -312,10 +356,12 @@ def _flatten(d: dict, prefix: str = "") -> dict:
 
 def ppo_settings(cfg: TrainConfig) -> dict:
     """The MaskablePPO settings of ``cfg`` other than the network (``net_arch`` and the
-    features): what a resumed run takes from its config instead of from the checkpoint.
-    Keys are MaskablePPO's attribute names."""
+    features), and its seed: what a resumed run takes from its config instead of from the
+    checkpoint. Keys are MaskablePPO's attribute names."""
     p = cfg.ppo
-    return {"learning_rate": p.learning_rate, "n_steps": p.n_steps,
+    return {"seed": cfg.seed, "learning_rate": p.learning_rate,
+            "lr_schedule": lambda _progress: p.learning_rate,  # rebuilt; never unpickled
+            "n_steps": p.n_steps,
             "batch_size": p.batch_size, "n_epochs": p.n_epochs, "gamma": p.gamma,
             "gae_lambda": p.gae_lambda, "clip_range": p.clip_range, "ent_coef": p.ent_coef,
             "vf_coef": p.vf_coef, "max_grad_norm": p.max_grad_norm}
@@ -328,9 +374,16 @@ def train(cfg: TrainConfig, resume: str | None = None) -> Path:
     config's PPO settings (:func:`ppo_settings`: learning rate, rollout size,
     clipping, ...); its network must be the config's.
 
+    A resumed run writes into the config's run folder: it never writes over files saved
+    after the resume point (refused, see below), and it keeps the folder's earlier
+    ``config.yaml`` as ``config_<steps>.yaml`` (the config that ran up to there).
+
     Raises:
-        ConfigError: the run directory already holds a run (without ``resume``), or the
-            ``resume`` checkpoint's network differs from the config's ``ppo`` network.
+        ConfigError: the run directory already holds a run (without ``resume``); it holds
+            checkpoints, snapshots or a ``final.zip`` saved after the ``resume``
+            checkpoint's steps (resume from the newest, or branch off under another
+            ``run_name``); or the ``resume`` checkpoint's network differs from the
+            config's ``ppo`` network.
         CheckpointError: the ``resume`` checkpoint is missing, corrupt or for other spaces
             (another variant: :func:`check_checkpoint_variant`), checked before the run
             folder or the envs are made.
@@ -353,6 +406,17 @@ def train(cfg: TrainConfig, resume: str | None = None) -> Path:
     if resume is None and run_dir.exists() and any(run_dir.iterdir()):
         raise ConfigError(f"{run_dir} already holds files of a run; choose another "
                           f"run_name or pass --resume <one of its .zip files>")
+    start = 0
+    if resume is not None:  # never write over a later part of the run: branch off instead
+        start = checkpoint_steps(resume) or 0
+        later = files_past(run_dir, start) if run_dir.is_dir() else []
+        if later:
+            names = ", ".join(p.relative_to(run_dir).as_posix() for p in later[:3])
+            more = f" and {len(later) - 3} more" if len(later) > 3 else ""
+            raise ConfigError(
+                f"{run_dir} holds files saved after the {start:,} steps of {resume} ({names}"
+                f"{more}); resuming from it would overwrite them: resume from the run's "
+                f"newest checkpoint, or set another run_name to branch off")
     run_dir.mkdir(parents=True, exist_ok=True)
     vec = make_vec_env(cfg)
     if resume:  # the config's PPO settings apply from here on (config.yaml says so)
@@ -402,6 +466,8 @@ def train(cfg: TrainConfig, resume: str | None = None) -> Path:
                 progress=cfg.progress_bar, **env_kwargs(cfg)))
     if pretrain is not None:  # the warm start, to compare PPO against
         save_atomic(model, run_dir / "pretrained.zip")
+    if resume:
+        _keep_config(cfg_path, start)
     dump_config(cfg, cfg_path)
     remaining = cfg.total_timesteps - (model.num_timesteps if resume else 0)
     if remaining > 0:
