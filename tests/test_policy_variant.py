@@ -453,7 +453,8 @@ def test_resume_of_another_variant_is_refused_before_the_run_starts(tmp_path):
                       checkpoint_dir=str(tmp_path / "ck"), tensorboard_dir=str(tmp_path / "tb"))
     with pytest.raises(CheckpointError) as e:
         train(cfg, resume=ck)
-    assert str(e.value) == f"checkpoint {ck} {HF_REFUSAL}"
+    assert str(e.value) == (f"checkpoint {ck} {HF_REFUSAL}; resume it with a config of that "
+                            f"variant (variant: classic)")
     assert not (tmp_path / "ck").exists()  # nothing was made
 
 

@@ -179,6 +179,11 @@ def test_smoke_config_trains_saves_resumes_and_evaluates(tmp_path):
     assert resumed.policy.optimizer.param_groups[0]["lr"] == 2.5e-4
     assert load_config(run / "config.yaml") == cfg2
     assert load_config(run / f"config_{before:09d}.yaml") == cfg  # what ran up to there
+    import yaml
+
+    assert yaml.safe_load((run / "resumes.yaml").read_text()) == [
+        {"checkpoint": str(final), "steps": before, "total_timesteps": before + 512,
+         "time": yaml.safe_load((run / "resumes.yaml").read_text())[0]["time"]}]
 
     assert load_model(run / f"final_{before:09d}.zip").num_timesteps == before  # kept
     assert len(list((tmp_path / "tb").iterdir())) == 1
@@ -191,6 +196,12 @@ def test_smoke_config_trains_saves_resumes_and_evaluates(tmp_path):
     with pytest.raises(ConfigError, match=r"holds files saved after the .* resuming from it "
                                           r"would overwrite them"):
         train(cfg3, resume=str(earliest))
+    assert {p: p.read_bytes() for p in run.rglob("*") if p.is_file()} == saved
+    # a target the checkpoint has already reached trains nothing: refused, nothing written
+    newest = load_model(final2).num_timesteps
+    with pytest.raises(ConfigError, match=f"has trained {newest:,} steps already, and the "
+                                          f"target .* is {newest:,}: nothing to train"):
+        train(cfg2.model_copy(update={"total_timesteps": newest}), resume=str(final2))
     assert {p: p.read_bytes() for p in run.rglob("*") if p.is_file()} == saved
     # under another run name it branches off, with the config's seed
     branch = train(cfg3.model_copy(update={"run_name": "smoke_branch"}), resume=str(earliest))

@@ -25,6 +25,7 @@ saved so far stay, resume from one).
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 
@@ -60,7 +61,9 @@ def check_checkpoint_variant(path: str | Path, variant: str) -> None:
     try:
         check_variant_sizes(sizes, variant, f"checkpoint {path}")
     except PolicyVariantError as e:
-        raise CheckpointError(str(e)) from None
+        hint = (f"; resume it with a config of that variant (variant: {e.policy_variant})"
+                if e.policy_variant else "")
+        raise CheckpointError(f"{e}{hint}") from None
 
 
 def checkpoint_steps(path: str | Path) -> int | None:
@@ -375,15 +378,16 @@ def train(cfg: TrainConfig, resume: str | None = None) -> Path:
     clipping, ...); its network must be the config's.
 
     A resumed run writes into the config's run folder: it never writes over files saved
-    after the resume point (refused, see below), and it keeps the folder's earlier
-    ``config.yaml`` as ``config_<steps>.yaml`` (the config that ran up to there).
+    after the resume point (refused, see below), it keeps the folder's earlier
+    ``config.yaml`` as ``config_<steps>.yaml`` (the config that ran up to there), and it
+    appends the checkpoint, its steps and the target to ``resumes.yaml``.
 
     Raises:
         ConfigError: the run directory already holds a run (without ``resume``); it holds
             checkpoints, snapshots or a ``final.zip`` saved after the ``resume``
             checkpoint's steps (resume from the newest, or branch off under another
-            ``run_name``); or the ``resume`` checkpoint's network differs from the
-            config's ``ppo`` network.
+            ``run_name``); the ``resume`` checkpoint has reached ``total_timesteps``
+            already; or its network differs from the config's ``ppo`` network.
         CheckpointError: the ``resume`` checkpoint is missing, corrupt or for other spaces
             (another variant: :func:`check_checkpoint_variant`), checked before the run
             folder or the envs are made.
@@ -409,6 +413,10 @@ def train(cfg: TrainConfig, resume: str | None = None) -> Path:
     start = 0
     if resume is not None:  # never write over a later part of the run: branch off instead
         start = checkpoint_steps(resume) or 0
+        if cfg.total_timesteps <= start:
+            raise ConfigError(f"{resume} has trained {start:,} steps already, and the target "
+                              f"(total_timesteps) is {cfg.total_timesteps:,}: nothing to "
+                              f"train; set a higher total_timesteps")
         later = files_past(run_dir, start) if run_dir.is_dir() else []
         if later:
             names = ", ".join(p.relative_to(run_dir).as_posix() for p in later[:3])
@@ -468,6 +476,10 @@ def train(cfg: TrainConfig, resume: str | None = None) -> Path:
         save_atomic(model, run_dir / "pretrained.zip")
     if resume:
         _keep_config(cfg_path, start)
+        with open(run_dir / "resumes.yaml", "a") as log:  # the run's history, one entry each
+            log.write(f"- checkpoint: {json.dumps(str(resume))}\n  steps: {start}\n"
+                      f"  total_timesteps: {cfg.total_timesteps}\n"
+                      f"  time: {time.strftime('%Y-%m-%dT%H:%M:%S%z')}\n")
     dump_config(cfg, cfg_path)
     remaining = cfg.total_timesteps - (model.num_timesteps if resume else 0)
     if remaining > 0:
