@@ -50,11 +50,8 @@ def check_checkpoint_variant(path: str | Path, variant: str) -> None:
 
     from .checkpoint import CheckpointError
 
+    data = _checkpoint_data(path)
     try:
-        from stable_baselines3.common.save_util import load_from_zip_file
-
-        data, _, _ = load_from_zip_file(path, load_data=True, device="cpu",
-                                        print_system_info=False)
         sizes = (int(data["observation_space"].shape[0]), int(data["action_space"].n))
     except Exception:  # noqa: BLE001 - load_model gives the clear error for a bad file
         return
@@ -66,15 +63,24 @@ def check_checkpoint_variant(path: str | Path, variant: str) -> None:
         raise CheckpointError(f"{e}{hint}") from None
 
 
-def checkpoint_steps(path: str | Path) -> int | None:
-    """The step count saved in the checkpoint at ``path`` (read from its data, without
-    building the model), or ``None`` for a file that is not a readable checkpoint."""
+def _checkpoint_data(path: str | Path) -> dict | None:
+    """The saved attributes of the checkpoint at ``path`` (its ``data``, without building
+    the model), or ``None`` for a file that is not a readable checkpoint."""
     try:
         from stable_baselines3.common.save_util import load_from_zip_file
 
         data, _, _ = load_from_zip_file(path, load_data=True, device="cpu",
                                         print_system_info=False)
-        return int(data["num_timesteps"])
+        return data
+    except Exception:  # noqa: BLE001 - load_model gives the clear error for a bad file
+        return None
+
+
+def checkpoint_steps(path: str | Path) -> int | None:
+    """The step count saved in the checkpoint at ``path`` (read from its data, without
+    building the model), or ``None`` for a file that is not a readable checkpoint."""
+    try:
+        return int(_checkpoint_data(path)["num_timesteps"])
     except Exception:  # noqa: BLE001 - load_model gives the clear error for a bad file
         return None
 
@@ -359,12 +365,11 @@ def _flatten(d: dict, prefix: str = "") -> dict:
 
 def ppo_settings(cfg: TrainConfig) -> dict:
     """The MaskablePPO settings of ``cfg`` other than the network (``net_arch`` and the
-    features), and its seed: what a resumed run takes from its config instead of from the
-    checkpoint. Keys are MaskablePPO's attribute names."""
+    features), and its seed, as MaskablePPO's keyword (and attribute) names: a new run is
+    built with them, and a resumed run takes them from its config instead of from the
+    checkpoint."""
     p = cfg.ppo
-    return {"seed": cfg.seed, "learning_rate": p.learning_rate,
-            "lr_schedule": lambda _progress: p.learning_rate,  # rebuilt; never unpickled
-            "n_steps": p.n_steps,
+    return {"seed": cfg.seed, "learning_rate": p.learning_rate, "n_steps": p.n_steps,
             "batch_size": p.batch_size, "n_epochs": p.n_epochs, "gamma": p.gamma,
             "gae_lambda": p.gae_lambda, "clip_range": p.clip_range, "ent_coef": p.ent_coef,
             "vf_coef": p.vf_coef, "max_grad_norm": p.max_grad_norm}
@@ -428,7 +433,9 @@ def train(cfg: TrainConfig, resume: str | None = None) -> Path:
     run_dir.mkdir(parents=True, exist_ok=True)
     vec = make_vec_env(cfg)
     if resume:  # the config's PPO settings apply from here on (config.yaml says so)
-        model = load_model(resume, env=vec, custom_objects=ppo_settings(cfg))
+        settings = ppo_settings(cfg)  # lr_schedule is rebuilt from them: never unpickled
+        model = load_model(resume, env=vec, custom_objects={
+            **settings, "lr_schedule": lambda _progress: settings["learning_rate"]})
         model.tensorboard_log = cfg.tensorboard_dir
         mismatch = network_mismatch(model, cfg)
         if mismatch:
@@ -437,14 +444,9 @@ def train(cfg: TrainConfig, resume: str | None = None) -> Path:
                               f"config's ({mismatch}); resume with the config it was trained "
                               f"with (config.yaml beside it)")
     else:
-        model = MaskablePPO(
-            "MlpPolicy", vec, seed=cfg.seed, verbose=0, tensorboard_log=cfg.tensorboard_dir,
-            learning_rate=cfg.ppo.learning_rate, n_steps=cfg.ppo.n_steps,
-            batch_size=cfg.ppo.batch_size, n_epochs=cfg.ppo.n_epochs, gamma=cfg.ppo.gamma,
-            gae_lambda=cfg.ppo.gae_lambda, clip_range=cfg.ppo.clip_range,
-            ent_coef=cfg.ppo.ent_coef, vf_coef=cfg.ppo.vf_coef,
-            max_grad_norm=cfg.ppo.max_grad_norm,
-            policy_kwargs=policy_kwargs(cfg), device="cpu")
+        model = MaskablePPO("MlpPolicy", vec, verbose=0, tensorboard_log=cfg.tensorboard_dir,
+                            policy_kwargs=policy_kwargs(cfg), device="cpu",
+                            **ppo_settings(cfg))
     if cfg.vec_env == "batched":  # the learner's network also plays "self" opponents
         vec.env_method("set_learner", model.policy, indices=[0])
     pretrain = None
