@@ -98,6 +98,10 @@ CASES = [
     ("training.train", ["--config", "configs/smoke.yaml", "--resume", "missing.zip"],
      ["--resume", "missing.zip does not exist"]),
     ("training.train", [], ["required", "--config"]),
+    ("training.train", ["--config", "configs/smoke.yaml", "--run-name", "bad/name"],
+     ["invalid config", "run_name"]),
+    ("training.main", ["--config", "configs/smoke.yaml", "--run-name", ".."],
+     ["invalid config", "run_name"]),
     # ONNX export
     ("training.export_onnx", [CHECKPOINT, "{tmp}/x.onnx", "--opset", "99"], ["opset", "got 99"]),
     ("training.export_onnx", ["missing.zip", "{tmp}/x.onnx"], ["missing.zip does not exist"]),

@@ -193,19 +193,29 @@ def test_smoke_config_trains_saves_resumes_and_evaluates(tmp_path):
     earliest = sorted(run.glob("model_*.zip"))[0]
     saved = {p: p.read_bytes() for p in run.rglob("*") if p.is_file()}
     cfg3 = cfg2.model_copy(update={"seed": 5})
+    newest = load_model(final2).num_timesteps
     with pytest.raises(ConfigError, match=r"holds files saved after the .* resuming from it "
-                                          r"would overwrite them"):
+                                          r"would overwrite them: resume from the run's newest "
+                                          rf"checkpoint \({run / 'final.zip'}, {newest:,} "
+                                          r"steps\), or branch off under another run name "
+                                          r"\(--run-name NAME\)"):
         train(cfg3, resume=str(earliest))
     assert {p: p.read_bytes() for p in run.rglob("*") if p.is_file()} == saved
     # a target the checkpoint has already reached trains nothing: refused, nothing written
-    newest = load_model(final2).num_timesteps
     with pytest.raises(ConfigError, match=f"has trained {newest:,} steps already, and the "
                                           f"target .* is {newest:,}: nothing to train"):
         train(cfg2.model_copy(update={"total_timesteps": newest}), resume=str(final2))
     assert {p: p.read_bytes() for p in run.rglob("*") if p.is_file()} == saved
-    # under another run name it branches off, with the config's seed
-    branch = train(cfg3.model_copy(update={"run_name": "smoke_branch"}), resume=str(earliest))
+    # under another run name (--run-name) it branches off, with the config's seed
+    from training.config import dump_config
+    from training.train import main as train_main
+
+    dump_config(cfg3, tmp_path / "cfg3.yaml")
+    assert train_main(["--config", str(tmp_path / "cfg3.yaml"), "--resume", str(earliest),
+                       "--run-name", "smoke_branch"]) == 0
+    branch = tmp_path / "ck" / "smoke_branch" / "final.zip"
     assert load_model(branch).seed == 5
+    assert load_config(branch.parent / "config.yaml").run_name == "smoke_branch"
     assert {p: p.read_bytes() for p in run.rglob("*") if p.is_file()} == saved
 
     # reload as a policy and evaluate on duplicate deals

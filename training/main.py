@@ -1,6 +1,6 @@
 """The project's main job: train the default agent on a config, then evaluate it.
 
-    python -m training.main --config configs/classic.yaml [--total-timesteps N]
+    python -m training.main --config configs/classic.yaml [--total-timesteps N] [--run-name NAME]
 
 Trains with :mod:`training.train` (a run that already finished is not retrained: its
 ``final.zip`` is evaluated again), then plays ``eval.final_hands`` duplicate hands of the
@@ -33,6 +33,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="YAML training config (default: configs/classic.yaml)")
     p.add_argument("--total-timesteps", type=positive_int, default=None,
                    help="override the config")
+    p.add_argument("--run-name", default=None,
+                   help="override the config's run_name (the run's folders)")
     p.add_argument("--eval-hands", type=positive_int, default=None,
                    help="override eval.final_hands")
     p.add_argument("--workers", type=positive_int, default=2, help="evaluation processes")
@@ -45,7 +47,8 @@ def main(argv: list[str] | None = None) -> int:
 
     t0 = time.time()
     try:
-        cfg = load_config(args.config, total_timesteps=args.total_timesteps)
+        cfg = load_config(args.config, total_timesteps=args.total_timesteps,
+                          run_name=args.run_name)
         final = cfg.run_dir / "final.zip"
         trained = not final.exists()
         if not trained:

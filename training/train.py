@@ -1,6 +1,6 @@
 """Train a Canasta partnership with sb3-contrib MaskablePPO.
 
-    python -m training.train --config configs/classic.yaml [--resume CHECKPOINT]
+    python -m training.train --config configs/classic.yaml [--resume CHECKPOINT] [--run-name NAME]
 
 Reads top to bottom: load the config, build the vectorised partnership envs (opponents
 from a pool of random, heuristic and frozen snapshots of the learner), build or resume
@@ -100,6 +100,18 @@ def files_past(run_dir: Path, steps: int) -> list[Path]:
     if final.is_file() and (checkpoint_steps(final) or 0) > steps:
         later.append(final)
     return later
+
+
+def newest_checkpoint(run_dir: Path) -> tuple[Path, int] | None:
+    """The checkpoint of the run in ``run_dir`` with the most steps (its periodic
+    ``model_*.zip`` files and ``final.zip``; a later file wins a tie) and its steps, or
+    ``None`` if it has none that loads."""
+    best = None
+    for p in [*sorted(run_dir.glob("model_*.zip")), run_dir / "final.zip"]:
+        steps = checkpoint_steps(p) if p.is_file() else None
+        if steps is not None and (best is None or steps >= best[1]):
+            best = (p, steps)
+    return best
 
 
 def _keep_config(cfg_path: Path, steps: int) -> None:
@@ -426,10 +438,13 @@ def train(cfg: TrainConfig, resume: str | None = None) -> Path:
         if later:
             names = ", ".join(p.relative_to(run_dir).as_posix() for p in later[:3])
             more = f" and {len(later) - 3} more" if len(later) > 3 else ""
+            newest = newest_checkpoint(run_dir)
+            which = (f"the run's newest checkpoint ({newest[0]}, {newest[1]:,} steps)"
+                     if newest else "the run's newest checkpoint")
             raise ConfigError(
                 f"{run_dir} holds files saved after the {start:,} steps of {resume} ({names}"
-                f"{more}); resuming from it would overwrite them: resume from the run's "
-                f"newest checkpoint, or set another run_name to branch off")
+                f"{more}); resuming from it would overwrite them: resume from {which}, or "
+                f"branch off under another run name (--run-name NAME)")
     run_dir.mkdir(parents=True, exist_ok=True)
     vec = make_vec_env(cfg)
     if resume:  # the config's PPO settings apply from here on (config.yaml says so)
@@ -512,11 +527,15 @@ def main(argv: list[str] | None = None) -> int:
                    help="checkpoint .zip to continue from")
     p.add_argument("--total-timesteps", type=positive_int, default=None,
                    help="override the config")
+    p.add_argument("--run-name", default=None,
+                   help="override the config's run_name (the run's folders): e.g. to branch "
+                        "a resumed run off into a new folder")
     args = p.parse_args(argv)
     from .checkpoint import CheckpointError
 
     try:
-        cfg = load_config(args.config, total_timesteps=args.total_timesteps)
+        cfg = load_config(args.config, total_timesteps=args.total_timesteps,
+                          run_name=args.run_name)
         final = train(cfg, args.resume)
     except (ConfigError, CheckpointError) as e:
         return fail(p.prog, e)
