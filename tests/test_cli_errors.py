@@ -99,7 +99,7 @@ CASES = [
      ["--resume", "missing.zip does not exist"]),
     ("training.train", [], ["required", "--config"]),
     ("training.train", ["--config", "configs/smoke.yaml", "--run-name", "bad/name"],
-     ["invalid config", "run_name"]),
+     ["invalid config", "run_name", "got 'bad/name', which replaced the file's value"]),
     ("training.main", ["--config", "configs/smoke.yaml", "--run-name", ".."],
      ["invalid config", "run_name"]),
     # ONNX export

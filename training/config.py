@@ -190,11 +190,15 @@ def load_yaml_model(path: str | Path, model: type[BaseModel], **overrides) -> Ba
         raise ConfigError(f"{path} is not valid YAML: {e}") from None
     if not isinstance(data, dict):
         raise ConfigError(f"{path} must hold a mapping of options, got {type(data).__name__}")
-    data.update({k: v for k, v in overrides.items() if v is not None})
+    given = {k: v for k, v in overrides.items() if v is not None}
+    data.update(given)
     try:
         return model(**data)
     except ValidationError as e:
-        lines = [f"  {'.'.join(map(str, err['loc']))}: {err['msg']}" for err in e.errors()]
+        lines = [f"  {'.'.join(map(str, err['loc']))}: {err['msg']}"
+                 + (f" (got {err['input']!r}, which replaced the file's value)"
+                    if err["loc"] and err["loc"][0] in given else "")
+                 for err in e.errors()]
         raise ConfigError(f"invalid config {path}:\n" + "\n".join(lines)) from None
 
 
