@@ -99,7 +99,8 @@ CASES = [
      ["--resume", "missing.zip does not exist"]),
     ("training.train", [], ["required", "--config"]),
     ("training.train", ["--config", "configs/smoke.yaml", "--run-name", "bad/name"],
-     ["invalid config", "run_name", "got 'bad/name', which replaced the file's value"]),
+     ["invalid config", "run_name", "'bad/name' cannot name the run's folders: use letters, "
+      "digits, _ . and - only", "got 'bad/name' from the command line"]),
     ("training.main", ["--config", "configs/smoke.yaml", "--run-name", ".."],
      ["invalid config", "run_name"]),
     # ONNX export

@@ -6,11 +6,25 @@ config file fails loudly at start-up instead of silently using a default.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+_RUN_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
+
+
+def _check_run_name(name: str) -> str:
+    if not _RUN_NAME.fullmatch(name):
+        raise ValueError(f"{name!r} cannot name the run's folders: use letters, digits, _ . "
+                         f"and - only, starting with a letter, digit or _")
+    return name
+
+
+#: A run's name: the folder checkpoints/<name>/ and runs/<name>/ (never a path).
+RunName = Annotated[str, AfterValidator(_check_run_name)]
 
 
 class ConfigError(ValueError):
@@ -102,8 +116,7 @@ class TrainConfig(BaseModel):
     """One training run (Classic Canasta unless ``variant`` says otherwise)."""
 
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
-    run_name: str = Field("classic_default", pattern=r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$",
-                          description="checkpoints/<run_name>/ and runs/<run_name>/")
+    run_name: RunName = Field("classic_default", description="checkpoints/<run_name>/ and runs/<run_name>/")
     variant: Literal["classic", "hand_and_foot"] = "classic"
     seed: int = Field(0, ge=0)
     total_timesteps: int = Field(500_000, ge=1, description="learner decisions to train for")
@@ -195,9 +208,10 @@ def load_yaml_model(path: str | Path, model: type[BaseModel], **overrides) -> Ba
     try:
         return model(**data)
     except ValidationError as e:
-        lines = [f"  {'.'.join(map(str, err['loc']))}: {err['msg']}"
-                 + (f" (got {err['input']!r}, which replaced the file's value)"
-                    if err["loc"] and err["loc"][0] in given else "")
+        lines = [f"  {'.'.join(map(str, err['loc']))}: "
+                 f"{err['msg'].removeprefix('Value error, ')}"
+                 + (f" (got {err['input']!r} from the command line, in place of the file's "
+                    f"value)" if err["loc"] and err["loc"][0] in given else "")
                  for err in e.errors()]
         raise ConfigError(f"invalid config {path}:\n" + "\n".join(lines)) from None
 

@@ -49,7 +49,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from canasta_env import AGENTS
 
-from .config import ConfigError, dump_config, load_yaml_model
+from .config import ConfigError, RunName, dump_config, load_yaml_model
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
@@ -134,8 +134,7 @@ class RLlibConfig(BaseModel):
     """One RLlib training run."""
 
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
-    run_name: str = Field("rllib_classic", pattern=r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$",
-                          description="checkpoints/<run_name>/ and runs/<run_name>/")
+    run_name: RunName = Field("rllib_classic", description="checkpoints/<run_name>/ and runs/<run_name>/")
     variant: Literal["classic", "hand_and_foot"] = "classic"
     seed: int = Field(0, ge=0)
     env: Literal["aec", "vector"] = Field(

@@ -425,15 +425,15 @@ def train(cfg: TrainConfig, resume: str | None = None) -> Path:
     run_dir = cfg.run_dir
     cfg_path = run_dir / "config.yaml"
     if resume is None and run_dir.exists() and any(run_dir.iterdir()):
-        raise ConfigError(f"{run_dir} already holds files of a run; choose another "
-                          f"run_name or pass --resume <one of its .zip files>")
+        raise ConfigError(f"{run_dir} already holds files of a run; choose another run "
+                          f"name (--run-name NAME) or pass --resume <one of its .zip files>")
     start = 0
     if resume is not None:  # never write over a later part of the run: branch off instead
         start = checkpoint_steps(resume) or 0
         if cfg.total_timesteps <= start:
             raise ConfigError(f"{resume} has trained {start:,} steps already, and the target "
                               f"(total_timesteps) is {cfg.total_timesteps:,}: nothing to "
-                              f"train; set a higher total_timesteps")
+                              f"train; set a higher target (--total-timesteps N)")
         later = files_past(run_dir, start) if run_dir.is_dir() else []
         if later:
             names = ", ".join(p.relative_to(run_dir).as_posix() for p in later[:3])
