@@ -100,7 +100,7 @@ CASES = [
     ("training.train", [], ["required", "--config"]),
     ("training.train", ["--config", "configs/smoke.yaml", "--run-name", "bad/name"],
      ["invalid config", "run_name", "'bad/name' cannot name the run's folders: use letters, "
-      "digits, _ . and - only", "got 'bad/name' from the command line"]),
+      "digits, _ . and - only", "got 'bad/name' on the command line"]),
     ("training.main", ["--config", "configs/smoke.yaml", "--run-name", ".."],
      ["invalid config", "run_name"]),
     # ONNX export

@@ -182,7 +182,8 @@ def test_smoke_config_trains_saves_resumes_and_evaluates(tmp_path):
     import yaml
 
     assert yaml.safe_load((run / "resumes.yaml").read_text()) == [
-        {"checkpoint": str(final), "steps": before, "total_timesteps": before + 512,
+        {"checkpoint": str(run / f"final_{before:09d}.zip"), "steps": before,
+         "total_timesteps": before + 512,
          "time": yaml.safe_load((run / "resumes.yaml").read_text())[0]["time"]}]
 
     assert load_model(run / f"final_{before:09d}.zip").num_timesteps == before  # kept
@@ -229,6 +230,71 @@ def test_smoke_config_trains_saves_resumes_and_evaluates(tmp_path):
 
 
 # ----------------------------------------------------------------------------- errors
+def test_resume_keeps_every_file_and_never_points_back_at_itself(tmp_path):
+    """Found by a break-it review: an interrupted run's snapshots past its newest
+    checkpoint blocked every resume, and the refusal named the refused checkpoint as the
+    one to resume from; an unreadable final.zip lost the resumed run's final model; a
+    resume into another run's folder mixed the two runs."""
+    import shutil
+
+    from training.train import main as train_main
+    from training.train import train
+
+    cfg = load_config(ROOT / "configs" / "smoke.yaml", checkpoint_dir=str(tmp_path / "ck"),
+                      tensorboard_dir=str(tmp_path / "tb"))
+    final = train(cfg)
+    run = final.parent
+    steps = load_model(final).num_timesteps
+    newest_model = max(run.glob("model_*.zip"))
+    assert load_model(newest_model).num_timesteps == steps
+
+    # an interrupted run: snapshots saved after its newest checkpoint, no final.zip
+    final.rename(tmp_path / "away.zip")
+    snap = next((run / "snapshots").glob("snapshot_*.zip"))
+    late = run / "snapshots" / f"snapshot_{steps + 64:09d}.zip"
+    shutil.copy(snap, late)
+    late_bytes = late.read_bytes()
+    out = train(cfg.model_copy(update={"total_timesteps": steps + 512}),
+                resume=str(newest_model))
+    assert load_model(out).num_timesteps >= steps + 512
+    aside = run / "snapshots" / f"after_{steps:09d}" / late.name
+    assert aside.read_bytes() == late_bytes  # kept, out of the opponent pool
+    assert not late.exists() or late.read_bytes() != late_bytes
+
+    # a later checkpoint file that does not load: refused, and the refusal does not send
+    # the user back to the checkpoint it refused
+    junk = run / "model_999999999.zip"
+    junk.write_bytes(b"")
+    with pytest.raises(ConfigError) as e:
+        train(cfg.model_copy(update={"total_timesteps": 10**9 + 1}), resume=str(out))
+    assert "model_999999999.zip" in str(e.value) and "resume from" not in str(e.value)
+    assert str(e.value).endswith("branch off under another run name (--run-name NAME)")
+    junk.unlink()
+
+    # an unreadable final.zip is kept aside, and the resumed run's final model is saved
+    out.write_bytes(b"not a checkpoint")
+    newest_model = max(run.glob("model_*.zip"))
+    n = load_model(newest_model).num_timesteps
+    out2 = train(cfg.model_copy(update={"total_timesteps": n + 256}), resume=str(newest_model))
+    assert load_model(out2).num_timesteps >= n + 256
+    assert (run / "final_unreadable.zip").read_bytes() == b"not a checkpoint"
+
+    # another run's checkpoint into this folder: refused, nothing written
+    saved = {p: p.read_bytes() for p in run.rglob("*") if p.is_file()}
+    with pytest.raises(ConfigError, match="holds files of another run, and .* is not one of "
+                                          r"its checkpoints: .*--run-name NAME"):
+        train(cfg.model_copy(update={"total_timesteps": 10**6}),
+              resume=str(tmp_path / "away.zip"))
+    assert {p: p.read_bytes() for p in run.rglob("*") if p.is_file()} == saved
+
+    # too long a run name is refused before anything is written
+    from training.config import dump_config
+
+    dump_config(cfg, tmp_path / "c.yaml")
+    assert train_main(["--config", str(tmp_path / "c.yaml"), "--run-name", "L" * 101]) == 2
+    assert sorted(p.name for p in (tmp_path / "ck").iterdir()) == ["smoke"]
+
+
 def test_corrupt_checkpoint_is_a_clear_error(tmp_path):
     bad = tmp_path / "bad.zip"
     bad.write_bytes(b"this is not a zip file")

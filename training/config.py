@@ -13,13 +13,15 @@ from typing import Annotated, Literal
 import yaml
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+RUN_NAME_MAX = 100  # the TensorBoard folder adds a suffix; file systems allow 255 bytes
 _RUN_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
 
 
 def _check_run_name(name: str) -> str:
-    if not _RUN_NAME.fullmatch(name):
+    if not _RUN_NAME.fullmatch(name) or len(name) > RUN_NAME_MAX:
         raise ValueError(f"{name!r} cannot name the run's folders: use letters, digits, _ . "
-                         f"and - only, starting with a letter, digit or _")
+                         f"and - only, starting with a letter, digit or _, at most "
+                         f"{RUN_NAME_MAX} characters")
     return name
 
 
@@ -210,8 +212,8 @@ def load_yaml_model(path: str | Path, model: type[BaseModel], **overrides) -> Ba
     except ValidationError as e:
         lines = [f"  {'.'.join(map(str, err['loc']))}: "
                  f"{err['msg'].removeprefix('Value error, ')}"
-                 + (f" (got {err['input']!r} from the command line, in place of the file's "
-                    f"value)" if err["loc"] and err["loc"][0] in given else "")
+                 + (f" (got {err['input']!r} on the command line)"
+                    if err["loc"] and err["loc"][0] in given else "")
                  for err in e.errors()]
         raise ConfigError(f"invalid config {path}:\n" + "\n".join(lines)) from None
 

@@ -52,7 +52,8 @@ def main(argv: list[str] | None = None) -> int:
         final = cfg.run_dir / "final.zip"
         trained = not final.exists()
         if not trained:
-            print(f"{final} exists: evaluating it (delete it or change run_name to retrain)")
+            print(f"{final} exists: evaluating it (to retrain, delete it or train under "
+                  f"another name: --run-name NAME)")
         else:
             final = train(cfg)
     except (ConfigError, CheckpointError) as e:

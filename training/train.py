@@ -104,25 +104,41 @@ def files_past(run_dir: Path, steps: int) -> list[Path]:
 
 def newest_checkpoint(run_dir: Path) -> tuple[Path, int] | None:
     """The checkpoint of the run in ``run_dir`` with the most steps (its periodic
-    ``model_*.zip`` files and ``final.zip``; a later file wins a tie) and its steps, or
-    ``None`` if it has none that loads."""
+    ``model_*.zip`` files, kept ``final_*.zip`` files and ``final.zip``; a later file wins
+    a tie) and its steps, or ``None`` if it has none that loads."""
     best = None
-    for p in [*sorted(run_dir.glob("model_*.zip")), run_dir / "final.zip"]:
+    for p in [*sorted(run_dir.glob("model_*.zip")), *sorted(run_dir.glob("final_*.zip")),
+              run_dir / "final.zip"]:
         steps = checkpoint_steps(p) if p.is_file() else None
         if steps is not None and (best is None or steps >= best[1]):
             best = (p, steps)
     return best
 
 
+def _set_aside(path: Path, name: str) -> Path:
+    """Rename ``path`` to ``name`` in its folder (``name`` may hold ``{k}``, filled with
+    ``""``, ``"_1"``, ``"_2"``, ... until the name is free): never over an existing file.
+    Returns the new path."""
+    target, k = path.with_name(name.format(k="")), 1
+    while target.exists():
+        target, k = path.with_name(name.format(k=f"_{k}")), k + 1
+    path.replace(target)
+    return target
+
+
+def _keep_final(final: Path) -> Path:
+    """Move a run's earlier ``final.zip`` aside as ``final_<steps>.zip``
+    (``final_unreadable.zip`` if it is not a checkpoint) before a resumed run trains."""
+    steps = checkpoint_steps(final)
+    return _set_aside(final, f"final_{steps:09d}{{k}}.zip" if steps is not None
+                      else "final_unreadable{k}.zip")
+
+
 def _keep_config(cfg_path: Path, steps: int) -> None:
     """Move a resumed run's earlier ``config.yaml`` aside as ``config_<steps>.yaml`` (the
     config that ran up to ``steps``), never over an existing file."""
-    if not cfg_path.is_file():
-        return
-    target, k = cfg_path.with_name(f"config_{steps:09d}.yaml"), 1
-    while target.exists():
-        target, k = cfg_path.with_name(f"config_{steps:09d}_{k}.yaml"), k + 1
-    cfg_path.replace(target)
+    if cfg_path.is_file():
+        _set_aside(cfg_path, f"config_{steps:09d}{{k}}.yaml")
 
 
 def make_pool(cfg: TrainConfig):
@@ -396,15 +412,20 @@ def train(cfg: TrainConfig, resume: str | None = None) -> Path:
 
     A resumed run writes into the config's run folder: it never writes over files saved
     after the resume point (refused, see below), it keeps the folder's earlier
-    ``config.yaml`` as ``config_<steps>.yaml`` (the config that ran up to there), and it
-    appends the checkpoint, its steps and the target to ``resumes.yaml``.
+    ``config.yaml`` as ``config_<steps>.yaml`` (the config that ran up to there) and its
+    earlier ``final.zip`` as ``final_<steps>.zip``, it moves snapshots saved after the
+    resume point (an interrupted run's) into ``snapshots/after_<steps>/``, out of the
+    opponent pool, and it appends the checkpoint, its steps and the target to
+    ``resumes.yaml``.
 
     Raises:
         ConfigError: the run directory already holds a run (without ``resume``); it holds
-            checkpoints, snapshots or a ``final.zip`` saved after the ``resume``
-            checkpoint's steps (resume from the newest, or branch off under another
-            ``run_name``); the ``resume`` checkpoint has reached ``total_timesteps``
-            already; or its network differs from the config's ``ppo`` network.
+            another run's files and ``resume`` is not inside it (branch off under a new
+            ``run_name``); it holds checkpoints or a ``final.zip`` saved after the
+            ``resume`` checkpoint's steps (resume from the newest, or branch off under
+            another ``run_name``); the ``resume`` checkpoint has reached
+            ``total_timesteps`` already; or its network differs from the config's ``ppo``
+            network.
         CheckpointError: the ``resume`` checkpoint is missing, corrupt or for other spaces
             (another variant: :func:`check_checkpoint_variant`), checked before the run
             folder or the envs are made.
@@ -426,25 +447,37 @@ def train(cfg: TrainConfig, resume: str | None = None) -> Path:
     cfg_path = run_dir / "config.yaml"
     if resume is None and run_dir.exists() and any(run_dir.iterdir()):
         raise ConfigError(f"{run_dir} already holds files of a run; choose another run "
-                          f"name (--run-name NAME) or pass --resume <one of its .zip files>")
-    start = 0
+                          f"name (--run-name NAME), or resume that run (python -m "
+                          f"training.train --resume <one of its .zip files>)")
+    start, stale = 0, []
     if resume is not None:  # never write over a later part of the run: branch off instead
         start = checkpoint_steps(resume) or 0
         if cfg.total_timesteps <= start:
             raise ConfigError(f"{resume} has trained {start:,} steps already, and the target "
                               f"(total_timesteps) is {cfg.total_timesteps:,}: nothing to "
                               f"train; set a higher target (--total-timesteps N)")
+        if run_dir.is_dir() and any(run_dir.iterdir()) and \
+                not resume_path.resolve().is_relative_to(run_dir.resolve()):
+            raise ConfigError(
+                f"{run_dir} holds files of another run, and {resume} is not one of its "
+                f"checkpoints: branch off under a run name no run uses (--run-name NAME)")
         later = files_past(run_dir, start) if run_dir.is_dir() else []
+        # snapshots past the checkpoint (an interrupted run saves them more often than
+        # checkpoints) are set aside, kept; later checkpoints or a later final.zip refuse
+        stale = [p for p in later if p.parent.name == "snapshots"]
+        later = [p for p in later if p.parent.name != "snapshots"]
         if later:
             names = ", ".join(p.relative_to(run_dir).as_posix() for p in later[:3])
             more = f" and {len(later) - 3} more" if len(later) > 3 else ""
             newest = newest_checkpoint(run_dir)
-            which = (f"the run's newest checkpoint ({newest[0]}, {newest[1]:,} steps)"
-                     if newest else "the run's newest checkpoint")
+            ok = newest is not None and newest[1] > start and not [
+                p for p in files_past(run_dir, newest[1]) if p.parent.name != "snapshots"]
+            which = (f"resume from the run's newest checkpoint ({newest[0]}, "
+                     f"{newest[1]:,} steps), or " if ok else "")
             raise ConfigError(
                 f"{run_dir} holds files saved after the {start:,} steps of {resume} ({names}"
-                f"{more}); resuming from it would overwrite them: resume from {which}, or "
-                f"branch off under another run name (--run-name NAME)")
+                f"{more}); resuming from it would overwrite them: {which}branch off under "
+                f"another run name (--run-name NAME)")
     run_dir.mkdir(parents=True, exist_ok=True)
     vec = make_vec_env(cfg)
     if resume:  # the config's PPO settings apply from here on (config.yaml says so)
@@ -492,9 +525,22 @@ def train(cfg: TrainConfig, resume: str | None = None) -> Path:
     if pretrain is not None:  # the warm start, to compare PPO against
         save_atomic(model, run_dir / "pretrained.zip")
     if resume:
+        logged = str(resume)
+        final = run_dir / "final.zip"
+        if final.exists():  # the earlier final model is kept under its steps
+            kept = _keep_final(final)
+            if Path(resume).resolve() == final.resolve():
+                logged = str(kept)
+        if stale:
+            folder, k = run_dir / "snapshots" / f"after_{start:09d}", 1
+            while folder.exists():
+                folder, k = run_dir / "snapshots" / f"after_{start:09d}_{k}", k + 1
+            folder.mkdir()
+            for p in stale:
+                p.replace(folder / p.name)
         _keep_config(cfg_path, start)
         with open(run_dir / "resumes.yaml", "a") as log:  # the run's history, one entry each
-            log.write(f"- checkpoint: {json.dumps(str(resume))}\n  steps: {start}\n"
+            log.write(f"- checkpoint: {json.dumps(logged)}\n  steps: {start}\n"
                       f"  total_timesteps: {cfg.total_timesteps}\n"
                       f"  time: {time.strftime('%Y-%m-%dT%H:%M:%S%z')}\n")
     dump_config(cfg, cfg_path)
@@ -504,9 +550,8 @@ def train(cfg: TrainConfig, resume: str | None = None) -> Path:
                     tb_log_name=cfg.run_name, reset_num_timesteps=resume is None,
                     progress_bar=cfg.progress_bar)
     final = run_dir / "final.zip"
-    if final.exists():  # a resumed run keeps the earlier final model
-        kept = load_model(final).num_timesteps
-        final.replace(run_dir / f"final_{kept:09d}.zip")
+    if final.exists():  # never expected (set aside above); never written over either
+        _keep_final(final)
     save_atomic(model, final)
     vec.close()
     return final
