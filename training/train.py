@@ -85,21 +85,22 @@ def checkpoint_steps(path: str | Path) -> int | None:
         return None
 
 
-def files_past(run_dir: Path, steps: int) -> list[Path]:
+def files_past(run_dir: Path, steps: int) -> tuple[list[Path], list[Path]]:
     """The files of the run in ``run_dir`` that a run resumed at ``steps`` would write
-    again: periodic checkpoints and snapshots of later steps, and a ``final.zip`` saved
-    after ``steps``."""
+    again, as ``(checkpoints, snapshots)``: periodic checkpoints of later steps and a
+    ``final.zip`` saved after ``steps``; snapshots of later steps (an interrupted run
+    saves them more often than checkpoints)."""
     def step_of(p: Path) -> int:
         digits = p.stem.rpartition("_")[2]
         return int(digits) if digits.isdigit() else -1
 
     later = [p for p in sorted(run_dir.glob("model_*.zip")) if step_of(p) > steps]
-    later += [p for p in sorted((run_dir / "snapshots").glob("snapshot_*.zip"))
-              if step_of(p) > steps]
     final = run_dir / "final.zip"
     if final.is_file() and (checkpoint_steps(final) or 0) > steps:
         later.append(final)
-    return later
+    snapshots = [p for p in sorted((run_dir / "snapshots").glob("snapshot_*.zip"))
+                 if step_of(p) > steps]
+    return later, snapshots
 
 
 def newest_checkpoint(run_dir: Path) -> tuple[Path, int] | None:
@@ -115,13 +116,19 @@ def newest_checkpoint(run_dir: Path) -> tuple[Path, int] | None:
     return best
 
 
-def _set_aside(path: Path, name: str) -> Path:
-    """Rename ``path`` to ``name`` in its folder (``name`` may hold ``{k}``, filled with
-    ``""``, ``"_1"``, ``"_2"``, ... until the name is free): never over an existing file.
-    Returns the new path."""
-    target, k = path.with_name(name.format(k="")), 1
+def _free_name(folder: Path, name: str) -> Path:
+    """``folder / name`` with ``{k}`` in ``name`` filled with ``""``, ``"_1"``, ``"_2"``,
+    ... : the first such path that does not exist."""
+    target, k = folder / name.format(k=""), 1
     while target.exists():
-        target, k = path.with_name(name.format(k=f"_{k}")), k + 1
+        target, k = folder / name.format(k=f"_{k}"), k + 1
+    return target
+
+
+def _set_aside(path: Path, name: str) -> Path:
+    """Rename ``path`` to ``name`` in its folder (see :func:`_free_name`): never over an
+    existing file. Returns the new path."""
+    target = _free_name(path.parent, name)
     path.replace(target)
     return target
 
@@ -449,7 +456,7 @@ def train(cfg: TrainConfig, resume: str | None = None) -> Path:
         raise ConfigError(f"{run_dir} already holds files of a run; choose another run "
                           f"name (--run-name NAME), or resume that run (python -m "
                           f"training.train --resume <one of its .zip files>)")
-    start, stale = 0, []
+    start, stale = 0, []  # stale: snapshots past the checkpoint, set aside (kept)
     if resume is not None:  # never write over a later part of the run: branch off instead
         start = checkpoint_steps(resume) or 0
         if cfg.total_timesteps <= start:
@@ -461,17 +468,13 @@ def train(cfg: TrainConfig, resume: str | None = None) -> Path:
             raise ConfigError(
                 f"{run_dir} holds files of another run, and {resume} is not one of its "
                 f"checkpoints: branch off under a run name no run uses (--run-name NAME)")
-        later = files_past(run_dir, start) if run_dir.is_dir() else []
-        # snapshots past the checkpoint (an interrupted run saves them more often than
-        # checkpoints) are set aside, kept; later checkpoints or a later final.zip refuse
-        stale = [p for p in later if p.parent.name == "snapshots"]
-        later = [p for p in later if p.parent.name != "snapshots"]
+        later, stale = files_past(run_dir, start) if run_dir.is_dir() else ([], [])
         if later:
             names = ", ".join(p.relative_to(run_dir).as_posix() for p in later[:3])
             more = f" and {len(later) - 3} more" if len(later) > 3 else ""
             newest = newest_checkpoint(run_dir)
-            ok = newest is not None and newest[1] > start and not [
-                p for p in files_past(run_dir, newest[1]) if p.parent.name != "snapshots"]
+            ok = newest is not None and newest[1] > start and not files_past(run_dir,
+                                                                            newest[1])[0]
             which = (f"resume from the run's newest checkpoint ({newest[0]}, "
                      f"{newest[1]:,} steps), or " if ok else "")
             raise ConfigError(
@@ -532,9 +535,7 @@ def train(cfg: TrainConfig, resume: str | None = None) -> Path:
             if Path(resume).resolve() == final.resolve():
                 logged = str(kept)
         if stale:
-            folder, k = run_dir / "snapshots" / f"after_{start:09d}", 1
-            while folder.exists():
-                folder, k = run_dir / "snapshots" / f"after_{start:09d}_{k}", k + 1
+            folder = _free_name(run_dir / "snapshots", f"after_{start:09d}{{k}}")
             folder.mkdir()
             for p in stale:
                 p.replace(folder / p.name)
