@@ -52,6 +52,14 @@ def test_shipped_configs_validate():
     ("ppo: {features: card_classes, class_channels: 0}\n", "ppo.class_channels"),
     ("ppo: {class_hidden: 100000000}\n", "ppo.class_hidden"),
     ("ppo: {class_channels: true}\n", "ppo.class_channels"),
+    # the learning-rate anneal: an end rate to anneal to, and a start before the end
+    ("ppo: {anneal_from: 100}\n",
+     "ppo.anneal_from is set but ppo.learning_rate_final is not"),
+    ("total_timesteps: 1000\nppo: {learning_rate_final: 0, anneal_from: 1000}\n",
+     r"ppo.anneal_from \(1,000 steps\) must be below total_timesteps \(1,000\)"),
+    ("ppo: {learning_rate_final: -0.1}\n", "ppo.learning_rate_final"),
+    ("ppo: {learning_rate_final: .nan}\n", "ppo.learning_rate_final"),
+    ("ppo: {learning_rate_final: 0, anneal_from: -5}\n", "ppo.anneal_from"),
     # the batched env (the default vec_env): zero games, a batch that does not divide the
     # rollout, a rollout buffer larger than memory allows; self-play only there
     ("n_envs: 64\nppo: {n_steps: 64, batch_size: 500}\n",
@@ -72,6 +80,25 @@ def test_bad_config_is_a_clear_error(tmp_path, text, needle):
     p.write_text(text)
     with pytest.raises(ConfigError, match=needle.replace("[", r"\[")):
         load_config(p)
+
+
+def test_linear_anneal_values():
+    """The schedule: constant until anneal_from, then linear to the final rate at the
+    run's total steps, as SB3 calls it (progress_remaining = 1 - steps / total)."""
+    from training.config import LinearAnneal
+
+    s = LinearAnneal(start=1e-4, final=0.0, anneal_from=1_000, total=3_000)
+    assert [s.at(n) for n in (0, 500, 1_000)] == [1e-4, 1e-4, 1e-4]
+    assert s.at(2_000) == pytest.approx(5e-5) and s.at(2_500) == pytest.approx(2.5e-5)
+    assert s.at(3_000) == 0.0 and s.at(4_000) == 0.0  # past the target: the final rate
+    assert s(1.0) == 1e-4 and s(0.5) == pytest.approx(1e-4 * 0.75) and s(0.0) == 0.0
+    up = LinearAnneal(start=1e-4, final=3e-4, anneal_from=0, total=100)
+    assert up.at(50) == pytest.approx(2e-4)
+    cfg = TrainConfig(total_timesteps=3_000, ppo={"learning_rate": 1e-4,
+                                                  "learning_rate_final": 0.0,
+                                                  "anneal_from": 1_000})
+    assert cfg.learning_rate() == s
+    assert TrainConfig(ppo={"learning_rate": 2e-4}).learning_rate() == 2e-4
 
 
 def test_missing_config_file(tmp_path):
@@ -436,6 +463,45 @@ def test_snapshot_opponents_are_loaded_once_per_snapshot(tmp_path):
     env.set_snapshots([], 0.0)
     env.reset(seed=9)
     assert isinstance(env.opponent, RandomPolicy)
+
+
+def test_a_resumed_run_follows_the_learning_rate_anneal(tmp_path):
+    """A run resumed with ``learning_rate_final`` / ``anneal_from`` anneals over the run's
+    own step count: the first leg (2,048 steps, constant 3e-4) is resumed under a config
+    annealing from 2,048 to 0 at 4,096 steps; its two updates (rollouts of 8 x 128 = 1,024
+    steps) run at 1.5e-4 (after 3,072 steps) and 0 (after 4,096)."""
+    from training.train import train
+
+    cfg = load_config(ROOT / "configs" / "smoke.yaml", checkpoint_dir=str(tmp_path / "ck"),
+                      tensorboard_dir=str(tmp_path / "tb"), total_timesteps=2048)
+    cfg = cfg.model_copy(update={"pretrain": cfg.pretrain.model_copy(
+        update={"decisions": 0, "dagger_rounds": 0})})
+    first = train(cfg)
+    assert load_model(first).policy.optimizer.param_groups[0]["lr"] == 3e-4
+    ppo = cfg.ppo.model_copy(update={"learning_rate_final": 0.0, "anneal_from": 2048})
+    cfg2 = TrainConfig(**{**cfg.model_dump(), "total_timesteps": 4096,
+                          "ppo": ppo.model_dump()})
+    final = train(cfg2, resume=str(first))
+    run = tmp_path / "ck" / "smoke"
+    # a checkpoint is saved during the next rollout, after the update before it
+    assert load_model(run / "model_000004096.zip").policy.optimizer.param_groups[0]["lr"] \
+        == pytest.approx(1.5e-4)
+    model = load_model(final)
+    assert model.num_timesteps == 4096
+    assert model.policy.optimizer.param_groups[0]["lr"] == 0.0
+    assert model.lr_schedule(0.25) == pytest.approx(1.5e-4)  # saved with the model
+    assert load_config(run / "config.yaml") == cfg2
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    rates = []
+    for events in sorted((tmp_path / "tb").rglob("events.out.tfevents.*")):
+        acc = EventAccumulator(str(events))
+        acc.Reload()
+        if "train/learning_rate" in acc.Tags()["scalars"]:
+            rates += [(e.step, e.value) for e in acc.Scalars("train/learning_rate")]
+    # SB3 writes an update's train/* values at the next rollout's end (its log step), and
+    # the last update's never: the update after 3,072 steps shows at 4,096
+    assert [(n, round(v, 9)) for n, v in rates if n > 2048] == [(4096, 1.5e-4)]
 
 
 def test_win_loss_reward_config_reaches_the_learner(tmp_path):

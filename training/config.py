@@ -7,6 +7,7 @@ config file fails loudly at start-up instead of silently using a default.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -37,7 +38,14 @@ class PPOConfig(BaseModel):
     """MaskablePPO hyperparameters (sb3-contrib names)."""
 
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
-    learning_rate: float = Field(3e-4, gt=0, description="Adam learning rate")
+    learning_rate: float = Field(3e-4, gt=0, description="Adam learning rate (constant, or "
+                                 "where the anneal starts: learning_rate_final)")
+    learning_rate_final: float | None = Field(
+        None, ge=0, description="anneal: from anneal_from steps on, the learning rate falls "
+        "linearly from learning_rate to this at total_timesteps; default: no anneal")
+    anneal_from: int = Field(0, ge=0, description="learner decisions (steps) of the whole run, "
+                             "counted from 0 also in a resumed run, at which the anneal "
+                             "starts (learning_rate_final)")
     n_steps: int = Field(1024, ge=8, description="rollout steps per environment")
     batch_size: int = Field(256, ge=8, description="minibatch size")
     n_epochs: int = Field(5, ge=1, description="optimisation epochs per rollout")
@@ -56,6 +64,33 @@ class PPOConfig(BaseModel):
                               description="card_classes: width of the shared MLP")
     class_channels: int = Field(8, ge=1, le=64, strict=True,
                                 description="card_classes: features per card class")
+
+
+@dataclass(frozen=True)
+class LinearAnneal:
+    """A PPO learning-rate schedule in SB3's form (``schedule(progress_remaining)``):
+    ``start`` until ``anneal_from`` steps, then linear to ``final`` at ``total`` steps.
+
+    SB3 computes ``progress_remaining = 1 - num_timesteps / total`` over the whole run
+    (a resumed run included: :func:`training.train.train` learns up to the config's
+    ``total_timesteps``), so the rate is a function of the run's step count alone and a
+    resumed run continues the same schedule.
+    """
+
+    start: float
+    final: float
+    anneal_from: int
+    total: int
+
+    def at(self, steps: float) -> float:
+        """The learning rate after ``steps`` learner decisions of the run."""
+        if steps <= self.anneal_from:
+            return self.start
+        frac = min(1.0, (steps - self.anneal_from) / (self.total - self.anneal_from))
+        return self.start + (self.final - self.start) * frac
+
+    def __call__(self, progress_remaining: float) -> float:
+        return self.at((1.0 - progress_remaining) * self.total)
 
 
 class OpponentConfig(BaseModel):
@@ -154,6 +189,28 @@ class TrainConfig(BaseModel):
                              "refines a behaviour-cloned network; decisions: 0 turns the "
                              "whole warm start off)")
         return self
+
+    @model_validator(mode="after")
+    def _anneal_fits(self) -> "TrainConfig":
+        p = self.ppo
+        if p.learning_rate_final is None:
+            if p.anneal_from:
+                raise ValueError("ppo.anneal_from is set but ppo.learning_rate_final is not "
+                                 "(the rate to anneal to)")
+        elif p.anneal_from >= self.total_timesteps:
+            raise ValueError(f"ppo.anneal_from ({p.anneal_from:,} steps) must be below "
+                             f"total_timesteps ({self.total_timesteps:,}), where the anneal "
+                             f"ends")
+        return self
+
+    def learning_rate(self) -> "float | LinearAnneal":
+        """MaskablePPO's ``learning_rate``: the constant ``ppo.learning_rate``, or a
+        :class:`LinearAnneal` when ``ppo.learning_rate_final`` is set."""
+        p = self.ppo
+        if p.learning_rate_final is None:
+            return p.learning_rate
+        return LinearAnneal(p.learning_rate, p.learning_rate_final, p.anneal_from,
+                            self.total_timesteps)
 
     @model_validator(mode="after")
     def _batch_fits(self) -> "TrainConfig":

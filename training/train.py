@@ -404,7 +404,7 @@ def ppo_settings(cfg: TrainConfig) -> dict:
     built with them, and a resumed run takes them from its config instead of from the
     checkpoint."""
     p = cfg.ppo
-    return {"seed": cfg.seed, "learning_rate": p.learning_rate, "n_steps": p.n_steps,
+    return {"seed": cfg.seed, "learning_rate": cfg.learning_rate(), "n_steps": p.n_steps,
             "batch_size": p.batch_size, "n_epochs": p.n_epochs, "gamma": p.gamma,
             "gae_lambda": p.gae_lambda, "clip_range": p.clip_range, "ent_coef": p.ent_coef,
             "vf_coef": p.vf_coef, "max_grad_norm": p.max_grad_norm}
@@ -484,9 +484,9 @@ def train(cfg: TrainConfig, resume: str | None = None) -> Path:
     run_dir.mkdir(parents=True, exist_ok=True)
     vec = make_vec_env(cfg)
     if resume:  # the config's PPO settings apply from here on (config.yaml says so)
-        settings = ppo_settings(cfg)  # lr_schedule is rebuilt from them: never unpickled
-        model = load_model(resume, env=vec, custom_objects={
-            **settings, "lr_schedule": lambda _progress: settings["learning_rate"]})
+        settings = ppo_settings(cfg)  # lr_schedule is rebuilt from learning_rate when the
+        model = load_model(resume, env=vec, custom_objects={  # model is set up: never unpickled
+            **settings, "lr_schedule": settings["learning_rate"]})
         model.tensorboard_log = cfg.tensorboard_dir
         mismatch = network_mismatch(model, cfg)
         if mismatch:
