@@ -504,6 +504,30 @@ def test_a_resumed_run_follows_the_learning_rate_anneal(tmp_path):
     assert [(n, round(v, 9)) for n, v in rates if n > 2048] == [(4096, 1.5e-4)]
 
 
+@pytest.mark.parametrize("vec_env", ["subproc", "dummy"])
+def test_the_unbatched_envs_train(tmp_path, vec_env):
+    """``vec_env: subproc`` / ``dummy`` (one PartnershipEnv per process / all in this one)
+    train, snapshot and save; their envs do not time themselves, so TensorBoard has the
+    throughput but no ``time/ppo_env_share`` (the subprocess crashed when asked for its
+    timers before)."""
+    from training.train import train
+
+    cfg = load_config(ROOT / "configs" / "smoke.yaml", checkpoint_dir=str(tmp_path / "ck"),
+                      tensorboard_dir=str(tmp_path / "tb"), vec_env=vec_env, n_envs=2,
+                      total_timesteps=512, checkpoint_every=256)
+    cfg = cfg.model_copy(update={
+        "pretrain": cfg.pretrain.model_copy(update={"decisions": 0, "dagger_rounds": 0}),
+        "ppo": cfg.ppo.model_copy(update={"n_steps": 128, "batch_size": 128}),
+        "opponents": cfg.opponents.model_copy(update={"snapshot_every": 256})})
+    final = train(cfg)
+    assert load_model(final).num_timesteps == 512
+    run = tmp_path / "ck" / "smoke"
+    assert [p.name for p in sorted(run.glob("model_*.zip"))] == [
+        "model_000000256.zip", "model_000000512.zip"]
+    scalars, _ = _events(tmp_path / "tb")
+    assert "time/env_steps_per_s" in scalars and "time/ppo_env_share" not in scalars
+
+
 def test_win_loss_reward_config_reaches_the_learner(tmp_path):
     """``reward: win_loss`` in a config: the learner's end-of-hand reward is the sign of
     its partnership's hand-score difference (+1 / -1 / 0), 0 before."""

@@ -313,11 +313,10 @@ def build_callbacks(cfg: TrainConfig, run_dir: Path, pretrain: dict | None = Non
             self.env0 = None
 
         def _env_seconds(self):
-            try:
-                env_s = self.training_env.get_attr("env_seconds", indices=[0])[0]
-                net_s = self.training_env.get_attr("opponent_net_seconds", indices=[0])[0]
-            except AttributeError:  # PartnershipEnv processes do not time themselves
-                return None
+            if cfg.vec_env != "batched":  # PartnershipEnv processes do not time themselves
+                return None  # (asking a subprocess for a missing attribute kills it)
+            env_s = self.training_env.get_attr("env_seconds", indices=[0])[0]
+            net_s = self.training_env.get_attr("opponent_net_seconds", indices=[0])[0]
             return env_s - net_s
 
         def _on_training_start(self) -> None:
