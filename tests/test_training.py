@@ -60,6 +60,11 @@ def test_shipped_configs_validate():
     ("ppo: {learning_rate_final: -0.1}\n", "ppo.learning_rate_final"),
     ("ppo: {learning_rate_final: .nan}\n", "ppo.learning_rate_final"),
     ("ppo: {learning_rate_final: 0, anneal_from: -5}\n", "ppo.anneal_from"),
+    ("ppo: {learning_rate_final: true, anneal_from: 1}\n", "ppo.learning_rate_final"),
+    ("ppo: {learning_rate_final: 0.0, anneal_from: true}\n", "ppo.anneal_from"),
+    ("ppo: {learning_rate: 1.0e-4, learning_rate_final: 2.0e-4}\n",
+     r"ppo.learning_rate_final \(0.0002\) is above ppo.learning_rate \(0.0001\): an anneal "
+     r"only lowers the learning rate"),
     # the batched env (the default vec_env): zero games, a batch that does not divide the
     # rollout, a rollout buffer larger than memory allows; self-play only there
     ("n_envs: 64\nppo: {n_steps: 64, batch_size: 500}\n",
@@ -92,13 +97,30 @@ def test_linear_anneal_values():
     assert s.at(2_000) == pytest.approx(5e-5) and s.at(2_500) == pytest.approx(2.5e-5)
     assert s.at(3_000) == 0.0 and s.at(4_000) == 0.0  # past the target: the final rate
     assert s(1.0) == 1e-4 and s(0.5) == pytest.approx(1e-4 * 0.75) and s(0.0) == 0.0
-    up = LinearAnneal(start=1e-4, final=3e-4, anneal_from=0, total=100)
-    assert up.at(50) == pytest.approx(2e-4)
+    for bad in ((3_000, 3_000), (-1, 3_000), (4_000, 3_000)):
+        with pytest.raises(ValueError, match="need 0 <= anneal_from < total"):
+            LinearAnneal(1e-4, 0.0, *bad)
     cfg = TrainConfig(total_timesteps=3_000, ppo={"learning_rate": 1e-4,
                                                   "learning_rate_final": 0.0,
                                                   "anneal_from": 1_000})
     assert cfg.learning_rate() == s
     assert TrainConfig(ppo={"learning_rate": 2e-4}).learning_rate() == 2e-4
+
+
+def test_a_check_across_fields_names_the_command_line(tmp_path):
+    """A value from the command line that breaks a check across fields is named, and the
+    message has no empty field name in front."""
+    p = tmp_path / "c.yaml"
+    p.write_text("total_timesteps: 5000\nppo: {learning_rate_final: 0.0, anneal_from: 2000}\n")
+    with pytest.raises(ConfigError) as e:
+        load_config(p, total_timesteps=1500)
+    assert str(e.value) == (
+        f"invalid config {p}:\n  ppo.anneal_from (2,000 steps) must be below total_timesteps "
+        f"(1,500), where the anneal ends (total_timesteps=1500 given on the command line)")
+    p.write_text("pretrain: {decisions: 0, dagger_rounds: 2}\n")
+    with pytest.raises(ConfigError) as e:
+        load_config(p)
+    assert str(e.value).startswith(f"invalid config {p}:\n  pretrain.dagger_rounds needs")
 
 
 def test_missing_config_file(tmp_path):

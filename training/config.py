@@ -38,14 +38,15 @@ class PPOConfig(BaseModel):
     """MaskablePPO hyperparameters (sb3-contrib names)."""
 
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
-    learning_rate: float = Field(3e-4, gt=0, description="Adam learning rate (constant, or "
-                                 "where the anneal starts: learning_rate_final)")
+    learning_rate: float = Field(3e-4, gt=0, description="Adam learning rate: constant, or "
+                                 "the rate an anneal starts from (learning_rate_final)")
     learning_rate_final: float | None = Field(
-        None, ge=0, description="anneal: from anneal_from steps on, the learning rate falls "
-        "linearly from learning_rate to this at total_timesteps; default: no anneal")
-    anneal_from: int = Field(0, ge=0, description="learner decisions (steps) of the whole run, "
-                             "counted from 0 also in a resumed run, at which the anneal "
-                             "starts (learning_rate_final)")
+        None, ge=0, strict=True, description="anneal the learning rate: from anneal_from steps "
+        "on it falls linearly from learning_rate to this (at most learning_rate) at "
+        "total_timesteps; default null: no anneal")
+    anneal_from: int = Field(0, ge=0, strict=True, description="learner decisions (steps) of "
+                             "the run, counted from 0 also in a resumed run, after which the "
+                             "learning rate starts to fall (needs learning_rate_final)")
     n_steps: int = Field(1024, ge=8, description="rollout steps per environment")
     batch_size: int = Field(256, ge=8, description="minibatch size")
     n_epochs: int = Field(5, ge=1, description="optimisation epochs per rollout")
@@ -81,6 +82,11 @@ class LinearAnneal:
     final: float
     anneal_from: int
     total: int
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.anneal_from < self.total:
+            raise ValueError(f"LinearAnneal: need 0 <= anneal_from < total, got anneal_from "
+                             f"{self.anneal_from} and total {self.total}")
 
     def at(self, steps: float) -> float:
         """The learning rate after ``steps`` learner decisions of the run."""
@@ -201,6 +207,10 @@ class TrainConfig(BaseModel):
             raise ValueError(f"ppo.anneal_from ({p.anneal_from:,} steps) must be below "
                              f"total_timesteps ({self.total_timesteps:,}), where the anneal "
                              f"ends")
+        elif p.learning_rate_final > p.learning_rate:
+            raise ValueError(f"ppo.learning_rate_final ({p.learning_rate_final:g}) is above "
+                             f"ppo.learning_rate ({p.learning_rate:g}): an anneal only lowers "
+                             f"the learning rate")
         return self
 
     def learning_rate(self) -> "float | LinearAnneal":
@@ -267,11 +277,17 @@ def load_yaml_model(path: str | Path, model: type[BaseModel], **overrides) -> Ba
     try:
         return model(**data)
     except ValidationError as e:
-        lines = [f"  {'.'.join(map(str, err['loc']))}: "
-                 f"{err['msg'].removeprefix('Value error, ')}"
-                 + (f" (got {err['input']!r} on the command line)"
-                    if err["loc"] and err["loc"][0] in given else "")
-                 for err in e.errors()]
+        lines = []
+        for err in e.errors():
+            msg = err["msg"].removeprefix("Value error, ")
+            if not err["loc"]:  # a check across fields: name the command line's part in it
+                told = [f"{k}={v!r}" for k, v in given.items() if k in msg]
+                lines.append(f"  {msg}" + (f" ({', '.join(told)} given on the command line)"
+                                           if told else ""))
+            else:
+                lines.append(f"  {'.'.join(map(str, err['loc']))}: {msg}"
+                             + (f" (got {err['input']!r} on the command line)"
+                                if err["loc"][0] in given else ""))
         raise ConfigError(f"invalid config {path}:\n" + "\n".join(lines)) from None
 
 
