@@ -60,8 +60,12 @@ def test_shipped_configs_validate():
     ("ppo: {learning_rate_final: -0.1}\n", "ppo.learning_rate_final"),
     ("ppo: {learning_rate_final: .nan}\n", "ppo.learning_rate_final"),
     ("ppo: {learning_rate_final: 0, anneal_from: -5}\n", "ppo.anneal_from"),
-    ("ppo: {learning_rate_final: true, anneal_from: 1}\n", "ppo.learning_rate_final"),
+    ("ppo: {learning_rate_final: true, anneal_from: 1}\n",
+     r"ppo.learning_rate_final: expected a number, not true or false \(got True\)"),
     ("ppo: {learning_rate_final: 0.0, anneal_from: true}\n", "ppo.anneal_from"),
+    ("ppo: {learning_rate_final: 0.0, anneal_from: 1024.5}\n",
+     r"ppo.anneal_from: .*fractional part \(got 1024.5\)"),
+    ("ppo: {learning_rate: abc}\n", r"ppo.learning_rate: .* \(got 'abc'\)"),
     ("ppo: {learning_rate: 1.0e-4, learning_rate_final: 2.0e-4}\n",
      r"ppo.learning_rate_final \(0.0002\) is above ppo.learning_rate \(0.0001\): an anneal "
      r"only lowers the learning rate"),
@@ -87,7 +91,7 @@ def test_bad_config_is_a_clear_error(tmp_path, text, needle):
         load_config(p)
 
 
-def test_linear_anneal_values():
+def test_linear_anneal_values(tmp_path):
     """The schedule: constant until anneal_from, then linear to the final rate at the
     run's total steps, as SB3 calls it (progress_remaining = 1 - steps / total)."""
     from training.config import LinearAnneal
@@ -100,6 +104,11 @@ def test_linear_anneal_values():
     for bad in ((3_000, 3_000), (-1, 3_000), (4_000, 3_000)):
         with pytest.raises(ValueError, match="need 0 <= anneal_from < total"):
             LinearAnneal(1e-4, 0.0, *bad)
+    # YAML 1.1 reads 1e-5 (no dot) as a string: accepted as the number, as learning_rate is
+    p = tmp_path / "c.yaml"
+    p.write_text("ppo: {learning_rate_final: 1e-5, anneal_from: 1024.0}\n")
+    assert (load_config(p).ppo.learning_rate_final, load_config(p).ppo.anneal_from) == \
+        (1e-5, 1024)
     cfg = TrainConfig(total_timesteps=3_000, ppo={"learning_rate": 1e-4,
                                                   "learning_rate_final": 0.0,
                                                   "anneal_from": 1_000})
@@ -262,10 +271,15 @@ def test_smoke_config_trains_saves_resumes_and_evaluates(tmp_path):
 
     dump_config(cfg3, tmp_path / "cfg3.yaml")
     assert train_main(["--config", str(tmp_path / "cfg3.yaml"), "--resume", str(earliest),
-                       "--run-name", "smoke_branch"]) == 0
+                       "--run-name", "smoke_branch", "--torch-threads", "2"]) == 0
+    import torch
+
+    assert torch.get_num_threads() == 2
+    torch.set_num_threads(cfg.torch_threads)
     branch = tmp_path / "ck" / "smoke_branch" / "final.zip"
     assert load_model(branch).seed == 5
     assert load_config(branch.parent / "config.yaml").run_name == "smoke_branch"
+    assert load_config(branch.parent / "config.yaml").torch_threads == 2 != cfg.torch_threads
     assert {p: p.read_bytes() for p in run.rglob("*") if p.is_file()} == saved
 
     # reload as a policy and evaluate on duplicate deals

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Annotated, Literal
 
 import yaml
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 
 RUN_NAME_MAX = 100  # the TensorBoard folder adds a suffix; file systems allow 255 bytes
 _RUN_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
@@ -24,6 +24,13 @@ def _check_run_name(name: str) -> str:
                          f"and - only, starting with a letter, digit or _, at most "
                          f"{RUN_NAME_MAX} characters")
     return name
+
+
+def _no_bool(value):
+    """YAML's true / false are not numbers here (pydantic would read them as 1 / 0)."""
+    if isinstance(value, bool):
+        raise ValueError("expected a number, not true or false")
+    return value
 
 
 #: A run's name: the folder checkpoints/<name>/ and runs/<name>/ (never a path).
@@ -40,11 +47,11 @@ class PPOConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
     learning_rate: float = Field(3e-4, gt=0, description="Adam learning rate: constant, or "
                                  "the rate an anneal starts from (learning_rate_final)")
-    learning_rate_final: float | None = Field(
-        None, ge=0, strict=True, description="anneal the learning rate: from anneal_from steps "
+    learning_rate_final: Annotated[float | None, BeforeValidator(_no_bool)] = Field(
+        None, ge=0, description="anneal the learning rate: from anneal_from steps "
         "on it falls linearly from learning_rate to this (at most learning_rate) at "
         "total_timesteps; default null: no anneal")
-    anneal_from: int = Field(0, ge=0, strict=True, description="learner decisions (steps) of "
+    anneal_from: Annotated[int, BeforeValidator(_no_bool)] = Field(0, ge=0, description="learner decisions (steps) of "
                              "the run, counted from 0 also in a resumed run, after which the "
                              "learning rate starts to fall (needs learning_rate_final)")
     n_steps: int = Field(1024, ge=8, description="rollout steps per environment")
@@ -285,9 +292,13 @@ def load_yaml_model(path: str | Path, model: type[BaseModel], **overrides) -> Ba
                 lines.append(f"  {msg}" + (f" ({', '.join(told)} given on the command line)"
                                            if told else ""))
             else:
+                shown = err["input"] if isinstance(err["input"], (str, int, float, bool,
+                                                                   type(None))) else None
                 lines.append(f"  {'.'.join(map(str, err['loc']))}: {msg}"
                              + (f" (got {err['input']!r} on the command line)"
-                                if err["loc"][0] in given else ""))
+                                if err["loc"][0] in given else
+                                f" (got {shown!r})" if shown is not None
+                                and repr(shown) not in msg else ""))
         raise ConfigError(f"invalid config {path}:\n" + "\n".join(lines)) from None
 
 

@@ -1,6 +1,7 @@
 """The project's main job: train the default agent on a config, then evaluate it.
 
     python -m training.main --config configs/classic.yaml [--total-timesteps N] [--run-name NAME]
+        [--torch-threads N]
 
 Trains with :mod:`training.train` (a run that already finished is not retrained: its
 ``final.zip`` is evaluated again), then plays ``eval.final_hands`` duplicate hands of the
@@ -35,6 +36,10 @@ def main(argv: list[str] | None = None) -> int:
                    help="override the config")
     p.add_argument("--run-name", default=None,
                    help="override the config's run_name (the run's folders)")
+    p.add_argument("--torch-threads", type=positive_int, default=None,
+                   help="override the config's torch_threads: 1 when another job shares "
+                        "the cores (two 2-thread runs on 2 cores slow each other by tens "
+                        "of times)")
     p.add_argument("--eval-hands", type=positive_int, default=None,
                    help="override eval.final_hands")
     p.add_argument("--workers", type=positive_int, default=2, help="evaluation processes")
@@ -48,12 +53,12 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.time()
     try:
         cfg = load_config(args.config, total_timesteps=args.total_timesteps,
-                          run_name=args.run_name)
+                          run_name=args.run_name, torch_threads=args.torch_threads)
         final = cfg.run_dir / "final.zip"
         trained = not final.exists()
         if not trained:
-            print(f"{final} exists: evaluating it (to retrain, delete it or train under "
-                  f"another name: --run-name NAME)")
+            print(f"{final} exists: evaluating it (to retrain, train under another name: "
+                  f"--run-name NAME, or delete the run's folder {cfg.run_dir}/)")
         else:
             final = train(cfg)
     except (ConfigError, CheckpointError) as e:
@@ -64,8 +69,9 @@ def main(argv: list[str] | None = None) -> int:
         return interrupted(p.prog, "training stopped; checkpoints saved so far are kept")
     t_train = time.time() - t0
     hands = args.eval_hands or cfg.eval.final_hands
-    what = f"trained {final} in {t_train / 60:.1f} min" if trained else str(final)
-    print(f"\n{what}; evaluating on {hands} duplicate hands")
+    what = f"trained {final} in {t_train / 60:.1f} min; evaluating it" if trained else \
+        f"evaluating {final}"
+    print(f"\n{what} on {hands} duplicate hands")
     for opponent in ("random", "heuristic"):
         try:
             res = evaluate_policies(str(final), opponent, hands, seed=cfg.eval.seed,

@@ -1,6 +1,7 @@
 """Train a Canasta partnership with sb3-contrib MaskablePPO.
 
     python -m training.train --config configs/classic.yaml [--resume CHECKPOINT] [--run-name NAME]
+        [--torch-threads N]
 
 Reads top to bottom: load the config, build the vectorised partnership envs (opponents
 from a pool of random, heuristic and frozen snapshots of the learner), build or resume
@@ -575,12 +576,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--run-name", default=None,
                    help="override the config's run_name (the run's folders): e.g. to branch "
                         "a resumed run off into a new folder")
+    p.add_argument("--torch-threads", type=positive_int, default=None,
+                   help="override the config's torch_threads: 1 when another job shares "
+                        "the cores (two 2-thread runs on 2 cores slow each other by tens "
+                        "of times)")
     args = p.parse_args(argv)
     from .checkpoint import CheckpointError
 
     try:
         cfg = load_config(args.config, total_timesteps=args.total_timesteps,
-                          run_name=args.run_name)
+                          run_name=args.run_name, torch_threads=args.torch_threads)
         final = train(cfg, args.resume)
     except (ConfigError, CheckpointError) as e:
         return fail(p.prog, e)
