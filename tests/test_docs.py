@@ -119,6 +119,17 @@ def test_readme_partnership_env_example_runs(capsys, monkeypatch):
     assert len(namespace["info"]["hand_scores"]) == 2
 
 
+def test_readme_bot_example_runs(monkeypatch):
+    """The Bot snippet runs as written (it once used a position it never made)."""
+    code = readme_example("bot")
+    monkeypatch.chdir(ROOT)
+    namespace: dict = {"__name__": "readme_example"}
+    exec(compile(code, "README.md", "exec"), namespace)
+    assert namespace["seat"] == 2
+    assert namespace["move"] == {"action": 0, "description": "draw from stock"}
+    assert namespace["moves"][0] == {**namespace["move"], "seat": 2} and len(namespace["moves"]) >= 2
+
+
 def test_readme_batched_env_example_runs(capsys, monkeypatch):
     pytest.importorskip("sb3_contrib")
     from canasta_env.native import available
