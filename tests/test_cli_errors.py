@@ -101,13 +101,16 @@ CASES = [
     ("training.train", [], ["required", "--config"]),
     ("training.train", ["--config", "configs/smoke.yaml", "--run-name", "bad/name"],
      ["invalid config", "run_name", "'bad/name' cannot name the run's folders: use letters, "
-      "digits, _ . and - only", "got 'bad/name' on the command line"]),
+      "digits, _ . and - only", "at most 100 characters (given on the command line)"]),
     ("training.main", ["--config", "configs/smoke.yaml", "--run-name", ".."],
      ["invalid config", "run_name"]),
     ("training.main", ["--config", "configs/smoke.yaml", "--torch-threads", "0"],
      ["--torch-threads: must be a positive int, got '0'"]),
     ("training.train", ["--config", "configs/smoke.yaml", "--torch-threads", "two"],
      ["--torch-threads: not an int: 'two'"]),
+    ("training.train", ["--config", "configs/smoke.yaml", "--torch-threads", "100000"],
+     ["torch_threads: Input should be less than or equal to 256 (got 100000 on the command "
+      "line)"]),
     # ONNX export
     ("training.export_onnx", [CHECKPOINT, "{tmp}/x.onnx", "--opset", "99"], ["opset", "got 99"]),
     ("training.export_onnx", ["missing.zip", "{tmp}/x.onnx"], ["missing.zip does not exist"]),

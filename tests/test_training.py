@@ -61,7 +61,15 @@ def test_shipped_configs_validate():
     ("ppo: {learning_rate_final: .nan}\n", "ppo.learning_rate_final"),
     ("ppo: {learning_rate_final: 0, anneal_from: -5}\n", "ppo.anneal_from"),
     ("ppo: {learning_rate_final: true, anneal_from: 1}\n",
-     r"ppo.learning_rate_final: expected a number, not true or false \(got True\)"),
+     "ppo.learning_rate_final: expected a number, not true or false"),
+    # every number refuses true / false (pydantic alone reads them as 1 / 0), and a
+    # number too large for the thread count is refused before torch sees it
+    ("ppo: {learning_rate: true}\n", "ppo.learning_rate: expected a number, not true"),
+    ("seed: false\n", "seed: expected a number, not true or false"),
+    ("torch_threads: 100000\n", r"torch_threads: .*less than or equal to 256 \(got 100000\)"),
+    ("ppo: {learning_rate: 0}\n", r"ppo.learning_rate: .*greater than 0 \(got 0\)"),
+    ("vec_env: " + "x" * 1000 + "\n", r"vec_env: .*\(got 'x{78}… \(1,002 characters\)\)"),
+    ("torch_threads: " + "9" * 5000 + "\n", "holds a value this reader refuses"),
     ("ppo: {learning_rate_final: 0.0, anneal_from: true}\n", "ppo.anneal_from"),
     ("ppo: {learning_rate_final: 0.0, anneal_from: 1024.5}\n",
      r"ppo.anneal_from: .*fractional part \(got 1024.5\)"),
@@ -109,6 +117,13 @@ def test_linear_anneal_values(tmp_path):
     p.write_text("ppo: {learning_rate_final: 1e-5, anneal_from: 1024.0}\n")
     assert (load_config(p).ppo.learning_rate_final, load_config(p).ppo.anneal_from) == \
         (1e-5, 1024)
+    # and an integral 1e7 / 3.2e6 is the integer (a fraction stays refused)
+    p.write_text("total_timesteps: 1e7\nppo: {learning_rate_final: 0.0, anneal_from: 3.2e6}\n")
+    assert (load_config(p).total_timesteps, load_config(p).ppo.anneal_from) == \
+        (10_000_000, 3_200_000)
+    p.write_text("total_timesteps: 1.5e0\n")
+    with pytest.raises(ConfigError, match="total_timesteps: .*integer"):
+        load_config(p)
     cfg = TrainConfig(total_timesteps=3_000, ppo={"learning_rate": 1e-4,
                                                   "learning_rate_final": 0.0,
                                                   "anneal_from": 1_000})

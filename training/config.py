@@ -9,10 +9,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Literal, get_args
 
 import yaml
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 RUN_NAME_MAX = 100  # the TensorBoard folder adds a suffix; file systems allow 255 bytes
 _RUN_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
@@ -26,32 +26,57 @@ def _check_run_name(name: str) -> str:
     return name
 
 
-def _no_bool(value):
-    """YAML's true / false are not numbers here (pydantic would read them as 1 / 0)."""
-    if isinstance(value, bool):
-        raise ValueError("expected a number, not true or false")
-    return value
-
-
 #: A run's name: the folder checkpoints/<name>/ and runs/<name>/ (never a path).
 RunName = Annotated[str, AfterValidator(_check_run_name)]
+
+
+_YAML_NUMBER = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)[eE][-+]?\d+")
+
+
+class _Config(BaseModel):
+    """A config section: numbers are numbers. YAML's true / false are refused where a
+    number is expected (pydantic would read them as 1 / 0), and an integral number
+    written like ``1e7`` (which YAML 1.1 reads as a string) is read as that integer."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _numbers(cls, data):
+        if not isinstance(data, dict):
+            return data
+        data = dict(data)
+        for name, field in cls.model_fields.items():
+            key = field.alias if field.alias in data else name
+            if key not in data:
+                continue
+            kinds = set(get_args(field.annotation)) | {field.annotation}
+            value = data[key]
+            if (int in kinds or float in kinds) and bool not in kinds and \
+                    isinstance(value, bool):
+                raise ValueError(f"@{name}: expected a number, not true or false")  # @: the
+                # field, joined to the error's location by load_yaml_model
+            if int in kinds and float not in kinds and isinstance(value, str) and \
+                    _YAML_NUMBER.fullmatch(value.strip()):
+                number = float(value)
+                if number.is_integer() and abs(number) < 2 ** 63:
+                    data[key] = int(number)
+        return data
 
 
 class ConfigError(ValueError):
     """A config file is missing, not YAML, or has bad values; the message says which."""
 
 
-class PPOConfig(BaseModel):
+class PPOConfig(_Config):
     """MaskablePPO hyperparameters (sb3-contrib names)."""
 
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
     learning_rate: float = Field(3e-4, gt=0, description="Adam learning rate: constant, or "
                                  "the rate an anneal starts from (learning_rate_final)")
-    learning_rate_final: Annotated[float | None, BeforeValidator(_no_bool)] = Field(
+    learning_rate_final: float | None = Field(
         None, ge=0, description="anneal the learning rate: from anneal_from steps "
         "on it falls linearly from learning_rate to this (at most learning_rate) at "
         "total_timesteps; default null: no anneal")
-    anneal_from: Annotated[int, BeforeValidator(_no_bool)] = Field(0, ge=0, description="learner decisions (steps) of "
+    anneal_from: int = Field(0, ge=0, description="learner decisions (steps) of "
                              "the run, counted from 0 also in a resumed run, after which the "
                              "learning rate starts to fall (needs learning_rate_final)")
     n_steps: int = Field(1024, ge=8, description="rollout steps per environment")
@@ -106,7 +131,7 @@ class LinearAnneal:
         return self.at((1.0 - progress_remaining) * self.total)
 
 
-class OpponentConfig(BaseModel):
+class OpponentConfig(_Config):
     """Opponent pool: sampling weights per kind at each episode start."""
 
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False, populate_by_name=True)
@@ -131,7 +156,7 @@ class OpponentConfig(BaseModel):
         return self
 
 
-class EvalConfig(BaseModel):
+class EvalConfig(_Config):
     """Periodic and final evaluation on duplicate deals."""
 
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
@@ -141,7 +166,7 @@ class EvalConfig(BaseModel):
     seed: int = Field(12345, description="seed of the evaluation deals")
 
 
-class PretrainConfig(BaseModel):
+class PretrainConfig(_Config):
     """Warm start before PPO: behaviour cloning of the heuristic, then ``dagger_rounds``
     DAgger rounds (``decisions: 0`` turns the warm start off)."""
 
@@ -162,7 +187,7 @@ class PretrainConfig(BaseModel):
         "dagger_learning_rate)")
 
 
-class TrainConfig(BaseModel):
+class TrainConfig(_Config):
     """One training run (Classic Canasta unless ``variant`` says otherwise)."""
 
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
@@ -185,7 +210,8 @@ class TrainConfig(BaseModel):
         "win_loss: +1 / -1 / 0 for the hand")
     reward_scale: float = Field(0.001, gt=0, description="reward per point of score difference")
     max_decisions: int = Field(2000, ge=10)
-    torch_threads: int = Field(1, ge=1, description="torch.set_num_threads")
+    torch_threads: int = Field(1, ge=1, le=256, description="torch.set_num_threads: 1 when "
+                               "another job shares the cores")
     checkpoint_dir: str = "checkpoints"
     tensorboard_dir: str = "runs"
     checkpoint_every: int = Field(100_000, ge=1)
@@ -277,6 +303,8 @@ def load_yaml_model(path: str | Path, model: type[BaseModel], **overrides) -> Ba
         raise ConfigError(f"{path} is not UTF-8 text: {e}") from None
     except yaml.YAMLError as e:
         raise ConfigError(f"{path} is not valid YAML: {e}") from None
+    except ValueError as e:  # e.g. an integer of more digits than Python converts
+        raise ConfigError(f"{path} holds a value this reader refuses: {e}") from None
     if not isinstance(data, dict):
         raise ConfigError(f"{path} must hold a mapping of options, got {type(data).__name__}")
     given = {k: v for k, v in overrides.items() if v is not None}
@@ -287,19 +315,33 @@ def load_yaml_model(path: str | Path, model: type[BaseModel], **overrides) -> Ba
         lines = []
         for err in e.errors():
             msg = err["msg"].removeprefix("Value error, ")
+            if msg.startswith("@"):  # a field named by a section's own check (_Config)
+                field, msg = msg[1:].split(": ", 1)
+                err = {**err, "loc": (*err["loc"], field), "input": None}
             if not err["loc"]:  # a check across fields: name the command line's part in it
                 told = [f"{k}={v!r}" for k, v in given.items() if k in msg]
                 lines.append(f"  {msg}" + (f" ({', '.join(told)} given on the command line)"
                                            if told else ""))
             else:
-                shown = err["input"] if isinstance(err["input"], (str, int, float, bool,
-                                                                   type(None))) else None
-                lines.append(f"  {'.'.join(map(str, err['loc']))}: {msg}"
-                             + (f" (got {err['input']!r} on the command line)"
-                                if err["loc"][0] in given else
-                                f" (got {shown!r})" if shown is not None
-                                and repr(shown) not in msg else ""))
+                value = err["input"]
+                shown = _short(value) if isinstance(value, (str, int, float, bool)) else ""
+                told = err["loc"][0] in given
+                said = isinstance(value, str) and repr(value)[:60] in msg  # named already
+                got = (f" (got {shown} on the command line)" if told else f" (got {shown})") \
+                    if shown and not said else \
+                    " (given on the command line)" if told else ""
+                lines.append(f"  {'.'.join(map(str, err['loc']))}: {_clip(msg)}{got}")
         raise ConfigError(f"invalid config {path}:\n" + "\n".join(lines)) from None
+
+
+def _short(value, limit: int = 80) -> str:
+    """``repr(value)``, cut to ``limit`` characters (a huge value stays readable)."""
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[:limit - 1]}… ({len(text):,} characters)"
+
+
+def _clip(msg: str, limit: int = 300) -> str:
+    return msg if len(msg) <= limit else f"{msg[:limit - 1]}…"
 
 
 def dump_config(cfg: BaseModel, path: str | Path) -> None:
