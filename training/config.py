@@ -36,7 +36,10 @@ _YAML_NUMBER = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)[eE][-+]?\d+")
 class _Config(BaseModel):
     """A config section: numbers are numbers. YAML's true / false are refused where a
     number is expected (pydantic would read them as 1 / 0), and an integral number
-    written like ``1e7`` (which YAML 1.1 reads as a string) is read as that integer."""
+    written like ``1e7`` (which YAML 1.1 reads as a string) is read as that integer.
+    Unknown keys, NaN and infinities are errors."""
+
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     @model_validator(mode="before")
     @classmethod
@@ -69,7 +72,6 @@ class ConfigError(ValueError):
 class PPOConfig(_Config):
     """MaskablePPO hyperparameters (sb3-contrib names)."""
 
-    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
     learning_rate: float = Field(3e-4, gt=0, description="Adam learning rate: constant, or "
                                  "the rate an anneal starts from (learning_rate_final)")
     learning_rate_final: float | None = Field(
@@ -134,7 +136,7 @@ class LinearAnneal:
 class OpponentConfig(_Config):
     """Opponent pool: sampling weights per kind at each episode start."""
 
-    model_config = ConfigDict(extra="forbid", allow_inf_nan=False, populate_by_name=True)
+    model_config = ConfigDict(populate_by_name=True)
     random: float = Field(0.2, ge=0, description="weight of the uniform random policy")
     heuristic: float = Field(0.5, ge=0, description="weight of the rule-based heuristic")
     snapshots: float = Field(0.3, ge=0, description="weight of frozen snapshots of the learner")
@@ -159,7 +161,6 @@ class OpponentConfig(_Config):
 class EvalConfig(_Config):
     """Periodic and final evaluation on duplicate deals."""
 
-    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
     every: int = Field(50_000, ge=1, description="timesteps between evaluations")
     hands: int = Field(100, ge=2, description="duplicate hands per opponent per evaluation")
     final_hands: int = Field(500, ge=2, description="hands per opponent in the final evaluation")
@@ -170,7 +171,6 @@ class PretrainConfig(_Config):
     """Warm start before PPO: behaviour cloning of the heuristic, then ``dagger_rounds``
     DAgger rounds (``decisions: 0`` turns the warm start off)."""
 
-    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
     decisions: int = Field(0, ge=0, description="heuristic self-play decisions to imitate")
     epochs: int = Field(3, ge=1)
     batch_size: int = Field(512, ge=8)
@@ -190,7 +190,6 @@ class PretrainConfig(_Config):
 class TrainConfig(_Config):
     """One training run (Classic Canasta unless ``variant`` says otherwise)."""
 
-    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
     run_name: RunName = Field("classic_default", description="checkpoints/<run_name>/ and runs/<run_name>/")
     variant: Literal["classic", "hand_and_foot"] = "classic"
     seed: int = Field(0, ge=0)
@@ -327,11 +326,22 @@ def load_yaml_model(path: str | Path, model: type[BaseModel], **overrides) -> Ba
                 shown = _short(value) if isinstance(value, (str, int, float, bool)) else ""
                 told = err["loc"][0] in given
                 said = isinstance(value, str) and repr(value)[:60] in msg  # named already
-                got = (f" (got {shown} on the command line)" if told else f" (got {shown})") \
-                    if shown and not said else \
-                    " (given on the command line)" if told else ""
+                where = " on the command line" if told else ""
+                got = f" (got {shown}{where})" if shown and not said else \
+                    f" (given{where})" if told else ""
                 lines.append(f"  {'.'.join(map(str, err['loc']))}: {_clip(msg)}{got}")
         raise ConfigError(f"invalid config {path}:\n" + "\n".join(lines)) from None
+
+
+def add_torch_threads_flag(parser) -> None:
+    """``--torch-threads N``, overriding a training config's ``torch_threads`` (the
+    ``training.main`` and ``training.train`` commands)."""
+    from canasta_env.cli import positive_int
+
+    parser.add_argument("--torch-threads", type=positive_int, default=None,
+                        help="override the config's torch_threads: 1 when another job "
+                             "shares the cores (two 2-thread runs on 2 cores slow each "
+                             "other by tens of times)")
 
 
 def _short(value, limit: int = 80) -> str:

@@ -19,7 +19,7 @@ import time
 
 from canasta_env.cli import ArgumentParser, existing_file, fail, interrupted, positive_int
 
-from .config import ConfigError, load_config
+from .config import ConfigError, add_torch_threads_flag, load_config
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -36,10 +36,7 @@ def main(argv: list[str] | None = None) -> int:
                    help="override the config")
     p.add_argument("--run-name", default=None,
                    help="override the config's run_name (the run's folders)")
-    p.add_argument("--torch-threads", type=positive_int, default=None,
-                   help="override the config's torch_threads: 1 when another job shares "
-                        "the cores (two 2-thread runs on 2 cores slow each other by tens "
-                        "of times)")
+    add_torch_threads_flag(p)
     p.add_argument("--eval-hands", type=positive_int, default=None,
                    help="override eval.final_hands")
     p.add_argument("--workers", type=positive_int, default=2, help="evaluation processes")

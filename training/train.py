@@ -34,7 +34,7 @@ import numpy as np
 
 from canasta_env.cli import ArgumentParser, existing_file, fail, interrupted, positive_int
 
-from .config import ConfigError, TrainConfig, dump_config, load_config
+from .config import ConfigError, TrainConfig, add_torch_threads_flag, dump_config, load_config
 
 
 def check_checkpoint_variant(path: str | Path, variant: str) -> None:
@@ -576,10 +576,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--run-name", default=None,
                    help="override the config's run_name (the run's folders): e.g. to branch "
                         "a resumed run off into a new folder")
-    p.add_argument("--torch-threads", type=positive_int, default=None,
-                   help="override the config's torch_threads: 1 when another job shares "
-                        "the cores (two 2-thread runs on 2 cores slow each other by tens "
-                        "of times)")
+    add_torch_threads_flag(p)
     args = p.parse_args(argv)
     from .checkpoint import CheckpointError
 
