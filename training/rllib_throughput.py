@@ -7,7 +7,8 @@ Trains both for about ``--steps`` steps on this machine, one after the other, wi
 same network (an MLP [256, 256]) and PPO settings (4096 steps per update, 4 epochs,
 minibatch 1024, 2 torch threads for the update): MaskablePPO from ``configs/classic.yaml``
 (its batched env: :mod:`training.batched`, 64 games in one process) without the warm
-start and with the plain MLP (``features: mlp``), RLlib from ``configs/rllib_classic.yaml``
+start, with the plain MLP (``features: mlp``), 64-step rollouts per game and a constant
+learning rate, RLlib from ``configs/rllib_classic.yaml``
 with the env it configures (``env: vector``: 64 games on the native core per env step,
 :mod:`training.rllib_vector_env`; ``--rllib-env aec`` measures the PettingZoo path
 instead, with 16 games per env runner). Prints the steps/s of each (training time only:
@@ -40,7 +41,7 @@ def run_sb3(steps: int, out: Path) -> tuple[int, float]:
                 checkpoint_every=10**9)
     data["pretrain"]["decisions"] = 0
     data["pretrain"]["dagger_rounds"] = 0
-    data["ppo"]["features"] = "mlp"
+    data["ppo"].update(features="mlp", n_steps=64, learning_rate_final=None, anneal_from=0)
     data["eval"]["every"] = 10**9
     cfg = type(cfg)(**data)
     t0 = time.time()
