@@ -8,8 +8,10 @@ Figures (all on this machine, in this process, one after the other):
   with the config's env and network (no warm start: a fresh network), over at least
   ``--seconds`` of wall time after one warm-up rollout + update. Peer:
   ``peer_ppo_env_steps_per_s``, the same network and PPO settings on the pre-batched
-  recipe (2 ``PartnershipEnv`` in subprocesses, half the rollout each: 2,048 steps for
-  the default config), for ``--seconds / 2``.
+  recipe (2 ``PartnershipEnv`` in subprocesses, half the rollout each: ``n_steps *
+  n_envs / 2`` steps, 16,384 for the default config), for ``--seconds / 2``. Each side
+  plays at least one whole rollout after its warm-up, so with the default config's
+  32,768-step rollouts a run lasts minutes whatever ``--seconds`` says.
 - ``ppo_env_share``: of that training wall time, the fraction spent outside any network
   forward or backward pass and the optimiser (stepping games and deciding random and
   heuristic opponents), measured by the batched env's own timers.
@@ -99,8 +101,8 @@ def measure_ppo(cfg, seconds: float) -> dict:
 
 def _update_rate(model, rounds: int = 10) -> float:
     """Minibatch samples per second through one epoch of ``model.train()`` on its full
-    rollout buffer (best of ``rounds``: one epoch of the default config is about 0.1 s, so
-    a few rounds are at the mercy of one interruption)."""
+    rollout buffer (best of ``rounds``: one epoch is short, under a second for the default
+    config, so a few rounds are at the mercy of one interruption)."""
     epochs = model.n_epochs
     model.n_epochs = 1
     n = model.rollout_buffer.buffer_size * model.rollout_buffer.n_envs

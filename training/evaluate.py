@@ -5,7 +5,8 @@
     python -m training.evaluate --a heuristic --b random --games 20
     python -m training.evaluate --a heuristic --b random --hands 1000 --variant hand_and_foot
 
-POLICY is ``random``, ``heuristic``, ``search``, ``reference`` or a policy file path (:mod:`canasta_env.bots.loader`).
+POLICY is ``random``, ``heuristic``, ``search``, ``reference`` or a policy file path
+(:mod:`canasta_env.bots.loader`).
 
 Duplicate deals: deal ``i`` has an env seed derived from ``--seed`` and ``i``; it is played
 twice through :class:`canasta_env.raw_env`, first with A at seats 0+2 (partnership 0),
@@ -820,8 +821,10 @@ def main(argv: list[str] | None = None) -> int:
     """
     p = ArgumentParser(prog="python -m training.evaluate",
                        description="Duplicate-deal evaluation of policy A against B.")
-    p.add_argument("--a", required=True, help="policy A: random, heuristic, search, reference or a checkpoint path")
-    p.add_argument("--b", required=True, help="policy B: random, heuristic, search, reference or a checkpoint path")
+    p.add_argument("--a", required=True,
+                   help="policy A: random, heuristic, search, reference or a checkpoint path")
+    p.add_argument("--b", required=True,
+                   help="policy B: random, heuristic, search, reference or a checkpoint path")
     p.add_argument("--hands", type=positive_int, default=None,
                    help="hands to play (2 per deal; default 1000)")
     p.add_argument("--games", type=positive_int, default=None,

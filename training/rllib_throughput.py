@@ -27,6 +27,8 @@ import argparse
 import time
 from pathlib import Path
 
+from canasta_env.cli import positive_int
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -80,7 +82,8 @@ def run_rllib(steps: int, out: Path, env: str = "config") -> tuple[int, float]:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m training.rllib_throughput",
                                 description=__doc__.split("\n")[0])
-    p.add_argument("--steps", type=int, default=40_000)
+    p.add_argument("--steps", type=positive_int, default=40_000,
+                   help="env steps for each trainer (default 40,000)")
     p.add_argument("--out", default="/tmp/canasta_throughput")
     p.add_argument("--rllib-env", choices=("config", "aec", "vector"), default="config",
                    help="RLlib's env: the config's (default), or aec / vector")

@@ -34,8 +34,8 @@ from pathlib import Path
 
 import numpy as np
 
-from canasta_env.cli import ArgumentParser, existing_file, fail, interrupted, positive_float, positive_int
 from canasta_env.bots.loader import variant_hint
+from canasta_env.cli import ArgumentParser, existing_file, fail, interrupted, positive_float, positive_int
 from canasta_env.search import CRITERIA, SearchSettings, improve  # noqa: F401 (re-exported)
 
 from .pretrain import _returns
