@@ -17,19 +17,12 @@ p.add_argument("png", help="the image to write")
 p.add_argument("shipped_steps", type=int, help="PPO steps of the shipped checkpoint")
 p.add_argument("anneal_from", type=int, help="PPO steps where the learning rate starts to fall")
 args = p.parse_args()
-try:
-    import matplotlib
-except ImportError:
-    p.error("needs matplotlib (pip install matplotlib); the project does not install it")
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-
-try:
+try:  # the input first: a bad file or argument is reported with or without matplotlib
     with open(args.csv, encoding="utf-8") as f:
         rows = [r for r in csv.reader(f) if r and r[0][:1].isdigit()]
     for r in rows:
         if len(r) != 4:
-            raise ValueError(f"want steps,seed7,seed8,run; got {','.join(r)!r}")
+            raise ValueError(f"want steps,seed7,seed8,run; got {','.join(r)[:60]!r}")
         int(r[0]), float(r[1]), float(r[2])
 except (OSError, ValueError) as e:
     p.error(f"{args.csv}: {e}")
@@ -39,6 +32,13 @@ shipped, anneal = float(args.shipped_steps), float(args.anneal_from)
 last = max(float(r[0]) for r in rows)
 if not 0 <= anneal < last or not 0 <= shipped <= last:
     p.error(f"shipped_steps and anneal_from must lie within the data (0 to {last:,.0f} steps)")
+try:
+    import matplotlib
+except ImportError:
+    p.error("needs matplotlib (pip install matplotlib); the project does not install it")
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
 path = [r for r in rows if not (r[3] == "cl_long2" and float(r[0]) > anneal)]
 off = [r for r in rows if r[3] == "cl_long2" and float(r[0]) > anneal]
 x = [float(r[0]) / 1e6 for r in path]

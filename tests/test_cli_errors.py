@@ -121,6 +121,8 @@ CASES = [
     # benchmark
     ("canasta_env.benchmark", ["--seconds", "-1"], ["--seconds", "finite number > 0"]),
     ("canasta_env.benchmark", ["--seconds", "nan"], ["--seconds"]),
+    ("training.rllib_throughput", ["--steps", "0"],  # was a pydantic traceback
+     ["--steps: must be a positive int, got '0'"]),
 ]
 
 

@@ -144,3 +144,37 @@ def test_readme_batched_env_example_runs(capsys, monkeypatch):
     assert "hands finished; learner sides {0, 1}" in out
     assert namespace["model"].num_timesteps == 2048
     assert namespace["env"].hands_finished > 0
+
+
+def test_curve_script_checks_its_input_and_draws_the_shipped_curve(tmp_path):
+    """``docs/classic_reference_curve.py`` (README, Reference policies): bad data or
+    arguments are one error line and exit 2 before matplotlib is needed; with the
+    documented arguments it draws the curve, or says that matplotlib is missing."""
+    import importlib.util
+    import subprocess
+    import sys
+
+    script, csv = ROOT / "docs" / "classic_reference_curve.py", ROOT / "docs" / "classic_reference_curve.csv"
+
+    def run(*args):
+        return subprocess.run([sys.executable, str(script), *map(str, args)], cwd=ROOT,
+                              capture_output=True, text=True, timeout=60)
+
+    for args, says in (
+            ((README, tmp_path / "x.png", 1, 2), "want steps,seed7,seed8,run; got '"),
+            ((tmp_path / "missing.csv", tmp_path / "x.png", 1, 2), "No such file"),
+            ((csv, tmp_path / "x.png", 51327168, 99000000),
+             "must lie within the data (0 to 53,327,168 steps)"),
+            ((csv, tmp_path / "x.png", "abc", 2), "invalid int value: 'abc'")):
+        r = run(*args)
+        assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+        assert says in r.stderr.splitlines()[-1], r.stderr
+    assert not (tmp_path / "x.png").exists()
+    out = tmp_path / "curve.png"
+    r = run(csv, out, 51327168, 32327168)
+    if importlib.util.find_spec("matplotlib") is None:
+        assert r.returncode == 2 and "needs matplotlib" in r.stderr, r.stderr
+        assert not out.exists()
+    else:
+        assert r.returncode == 0, r.stderr
+        assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -23,11 +23,10 @@ become training samples".
 
 from __future__ import annotations
 
-import argparse
 import time
 from pathlib import Path
 
-from canasta_env.cli import positive_int
+from canasta_env.cli import ArgumentParser, positive_int
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -80,8 +79,8 @@ def run_rllib(steps: int, out: Path, env: str = "config") -> tuple[int, float]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m training.rllib_throughput",
-                                description=__doc__.split("\n")[0])
+    p = ArgumentParser(prog="python -m training.rllib_throughput",
+                       description=__doc__.split("\n")[0])
     p.add_argument("--steps", type=positive_int, default=40_000,
                    help="env steps for each trainer (default 40,000)")
     p.add_argument("--out", default="/tmp/canasta_throughput")
