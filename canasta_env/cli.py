@@ -1,31 +1,37 @@
 """What every command line of the project shares: errors are one line on stderr and exit
 code 2, never a traceback.
 
-==========================  ==========================================================
-piece                       use
-==========================  ==========================================================
-:class:`ArgumentParser`     ``argparse`` whose errors (unknown flag, a bad value)
-                            print one line, ``PROG: error: MESSAGE``, and exit 2
-                            (no usage block; ``--help`` shows it)
-:func:`fail`                print a refused input the same way; returns 2
-:func:`interrupted`         print ``PROG: interrupted`` after Ctrl-C; returns 130
-:func:`one_line`            a message of several lines as one line
-argument types              :func:`positive_int`, :func:`nonnegative_int`,
-                            :func:`positive_float` (finite), :func:`port`
-                            (1..65535), :func:`host`, :func:`existing_file`
-                            (a file, not a directory)
-==========================  ==========================================================
+==============================  ======================================================
+piece                           use
+==============================  ======================================================
+:class:`ArgumentParser`         ``argparse`` whose errors (unknown flag, a bad value)
+                                print one line, ``PROG: error: MESSAGE``, and exit 2
+                                (no usage block; ``--help`` shows it)
+:func:`fail`                    print a refused input the same way; returns 2
+:func:`interrupted`             print ``PROG: interrupted`` after Ctrl-C; returns 130
+:func:`sigterm_as_interrupt`    within it, SIGTERM (``kill``, ``timeout``, a batch
+                                scheduler) stops a command as Ctrl-C does
+:func:`one_line`                a message of several lines as one line
+argument types                  :func:`positive_int`, :func:`nonnegative_int`,
+                                :func:`positive_float` (finite), :func:`port`
+                                (1..65535), :func:`host`, :func:`existing_file`
+                                (a file, not a directory)
+==============================  ======================================================
 
 Exit codes of every command: 0 success, 2 refused input (flags, values, files, policies
 that cannot play the variant, a port that cannot be bound), 130 interrupted (SIGINT,
-Ctrl-C; the conventional 128 + 2). A few commands document one more code of their own.
+Ctrl-C; the conventional 128 + 2; the training commands give it after SIGTERM too). A
+few commands document one more code of their own.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
+import signal
 import sys
+import threading
 from pathlib import Path
 from typing import NoReturn
 
@@ -60,6 +66,27 @@ def interrupted(prog: str, what: str = "") -> int:
     returns :data:`EXIT_INTERRUPTED`."""
     print(f"{prog}: interrupted{': ' + what if what else ''}", file=sys.stderr)
     return EXIT_INTERRUPTED
+
+
+@contextlib.contextmanager
+def sigterm_as_interrupt():
+    """Within the ``with`` block, SIGTERM raises ``KeyboardInterrupt`` as Ctrl-C does, so a
+    command stopped by ``kill``, ``timeout`` or a batch scheduler cleans up and reports
+    the same way (the training commands save a last checkpoint). The earlier handler is
+    restored on leaving. Outside the main thread (where Python cannot set handlers) it
+    does nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def _raise(signum, frame):
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    old = signal.signal(signal.SIGTERM, _raise)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, old)
 
 
 class ArgumentParser(argparse.ArgumentParser):

@@ -213,6 +213,46 @@ def test_sigint_during_evaluate_prints_the_finished_deals(workers):
         assert played > 0
 
 
+@pytest.mark.parametrize("module", ["training.train", "training.main"])
+def test_sigterm_during_training_saves_a_checkpoint_and_says_how_to_resume(tmp_path, module):
+    """``kill`` / ``timeout`` / a batch scheduler send SIGTERM: the training commands stop
+    as after Ctrl-C, save ``model_<steps>.zip`` first and print the command that resumes
+    it (exit 130)."""
+    import yaml
+
+    cfg = yaml.safe_load((ROOT / "configs" / "smoke.yaml").read_text())
+    cfg.update(checkpoint_dir=str(tmp_path / "ck"), tensorboard_dir=str(tmp_path / "tb"),
+               total_timesteps=10_000_000, checkpoint_every=100_000_000)
+    cfg["pretrain"].update(decisions=0, dagger_rounds=0)
+    path = tmp_path / "run.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    proc = subprocess.Popen([sys.executable, "-m", module, "--config", str(path)], cwd=ROOT,
+                            env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    snapshots = tmp_path / "ck" / "smoke" / "snapshots"
+    deadline = time.time() + 120
+    try:  # PPO has played (and updated) once a snapshot is saved: every 1,024 steps
+        while not (snapshots.is_dir() and any(snapshots.glob("snapshot_*.zip"))):
+            assert time.time() < deadline and proc.poll() is None, proc.poll()
+            time.sleep(0.2)
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    err = err.decode()
+    assert proc.returncode == 130, err[-2000:]
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err
+    saved = sorted((tmp_path / "ck" / "smoke").glob("model_*.zip"))
+    assert len(saved) == 1 and not (tmp_path / "ck" / "smoke" / "final.zip").exists()
+    again = f"python -m training.train --config {path} " if module == "training.main" else ""
+    stopped = "training stopped; " if module == "training.main" else ""
+    assert err.rstrip().splitlines()[-1] == (
+        f"python -m {module}: interrupted: {stopped}saved {saved[0]}; continue with "
+        f"{again}--resume {saved[0]}")
+    assert int(saved[0].stem.split("_")[1]) >= 1024
+
+
 def test_interrupted_evaluation_keeps_whole_deals(monkeypatch):
     """In process: a KeyboardInterrupt in the middle of a deal keeps only the deals whose
     two seatings were both played (batch 1: the two seatings of one deal side by side)."""

@@ -321,8 +321,8 @@ def test_search_values_refuses_bad_arguments():
 def test_positions_with_huge_counters_are_refused():
     """A position whose decision count or hand number would overflow the core is refused
     by the reader (the service's /move answered 500 with the search bot before)."""
-    from canasta_env.engine import PositionError, from_position, to_position
     from canasta_env.engine import Game as PyGame
+    from canasta_env.engine import PositionError, from_position, to_position
 
     pos = to_position(PyGame(preset("classic"), seed=1))
     for key, value, msg in (("decisions", 2**63, "decisions an int in 0..1,000,000,000,000,000"),

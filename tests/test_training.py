@@ -668,3 +668,60 @@ def test_the_same_config_trains_the_same_policy(tmp_path):
     assert a.keys() == b.keys()
     assert all(torch.equal(a[k], b[k]) for k in a)
     assert not all(torch.equal(a[k], c[k]) for k in a)
+
+
+def test_an_interrupt_during_ppo_saves_a_checkpoint_to_resume(tmp_path, monkeypatch):
+    """Ctrl-C (or SIGTERM, which the training commands turn into one) in the middle of the
+    second rollout saves ``model_<steps>.zip``: the weights of the first update, with the
+    steps played so far; resuming from it finishes the run."""
+    from stable_baselines3.common.callbacks import BaseCallback, CallbackList
+
+    import training.train as tt
+
+    cfg = load_config(ROOT / "configs" / "smoke.yaml", checkpoint_dir=str(tmp_path / "ck"),
+                      tensorboard_dir=str(tmp_path / "tb"), total_timesteps=4096)
+    cfg = cfg.model_copy(update={"pretrain": cfg.pretrain.model_copy(
+        update={"decisions": 0, "dagger_rounds": 0}), "checkpoint_every": 100_000})
+    weights = {}
+
+    class CtrlC(BaseCallback):  # 8 games x 128 steps per rollout: stop at 1,024 + 400
+        def _on_rollout_start(self) -> None:
+            weights[self.num_timesteps] = [p.detach().clone()
+                                           for p in self.model.policy.parameters()]
+
+        def _on_step(self) -> bool:
+            if self.num_timesteps >= 1024 + 400:
+                raise KeyboardInterrupt
+            return True
+
+    real = tt.build_callbacks
+    monkeypatch.setattr(tt, "build_callbacks",
+                        lambda *a, **k: CallbackList([real(*a, **k), CtrlC()]))
+    with pytest.raises(tt.TrainingInterrupted) as stop:
+        tt.train(cfg)
+    saved = stop.value.checkpoint
+    assert saved == cfg.run_dir / "model_000001424.zip" and saved.is_file()
+    assert not (cfg.run_dir / "final.zip").exists()
+    assert tt.stopped_message(stop.value, "X ") == f"saved {saved}; continue with X --resume {saved}"
+    model = load_model(saved)
+    assert model.num_timesteps == 1424
+    for p, q in zip(model.policy.parameters(), weights[1024]):  # after the first update
+        assert torch_equal(p, q)
+    monkeypatch.setattr(tt, "build_callbacks", real)
+    final = tt.train(cfg, resume=str(saved))
+    assert load_model(final).num_timesteps >= 4096
+
+
+def test_an_interrupt_before_any_step_saves_nothing():
+    from training.train import TrainingInterrupted, stopped_message
+
+    assert stopped_message(TrainingInterrupted(None)) == \
+        "checkpoints saved so far are kept (--resume one)"
+    assert stopped_message(KeyboardInterrupt()) == \
+        "checkpoints saved so far are kept (--resume one)"
+
+
+def torch_equal(a, b) -> bool:
+    import torch
+
+    return bool(torch.equal(a, b))

@@ -9,15 +9,23 @@ trained policy against the random and the heuristic baselines and prints both ta
 
 Exit codes: 0 done, 2 refused input (a bad option or config, a checkpoint that cannot be
 loaded or is of another variant, an unwritable folder: one line on stderr), 130
-interrupted (Ctrl-C: during training the checkpoints saved so far stay; during the
-evaluation the deals finished are summed up as in ``training.evaluate``).
+interrupted (Ctrl-C, or SIGTERM during training: PPO first saves ``model_<steps>.zip``
+and says how to resume it; during the evaluation the deals finished are summed up as in
+``training.evaluate``).
 """
 
 from __future__ import annotations
 
 import time
 
-from canasta_env.cli import ArgumentParser, existing_file, fail, interrupted, positive_int
+from canasta_env.cli import (
+    ArgumentParser,
+    existing_file,
+    fail,
+    interrupted,
+    positive_int,
+    sigterm_as_interrupt,
+)
 
 from .config import ConfigError, add_torch_threads_flag, load_config
 
@@ -45,25 +53,29 @@ def main(argv: list[str] | None = None) -> int:
 
     from .checkpoint import CheckpointError
     from .evaluate import EvaluationInterrupted, evaluate_policies, format_table
-    from .train import train
+    from .train import stopped_message, train
 
     t0 = time.time()
     try:
-        cfg = load_config(args.config, total_timesteps=args.total_timesteps,
-                          run_name=args.run_name, torch_threads=args.torch_threads)
-        final = cfg.run_dir / "final.zip"
-        trained = not final.exists()
-        if not trained:
-            print(f"{final} exists: evaluating it (to retrain, train under another name: "
-                  f"--run-name NAME, or delete the run's folder {cfg.run_dir}/)")
-        else:
-            final = train(cfg)
+        with sigterm_as_interrupt():
+            cfg = load_config(args.config, total_timesteps=args.total_timesteps,
+                              run_name=args.run_name, torch_threads=args.torch_threads)
+            final = cfg.run_dir / "final.zip"
+            trained = not final.exists()
+            if not trained:
+                print(f"{final} exists: evaluating it (to retrain, train under another "
+                      f"name: --run-name NAME, or delete the run's folder {cfg.run_dir}/)")
+            else:
+                final = train(cfg)
     except (ConfigError, CheckpointError) as e:
         return fail(p.prog, e)
     except OSError as e:  # e.g. an unwritable checkpoint_dir
         return fail(p.prog, f"{e.strerror or e}: {e.filename or ''}")
-    except KeyboardInterrupt:
-        return interrupted(p.prog, "training stopped; checkpoints saved so far are kept")
+    except KeyboardInterrupt as stop:
+        again = f"python -m training.train --config {args.config} " + \
+            (f"--run-name {args.run_name} " if args.run_name else "") + \
+            (f"--total-timesteps {args.total_timesteps} " if args.total_timesteps else "")
+        return interrupted(p.prog, f"training stopped; {stopped_message(stop, again)}")
     t_train = time.time() - t0
     hands = args.eval_hands or cfg.eval.final_hands
     what = f"trained {final} in {t_train / 60:.1f} min; evaluating it" if trained else \

@@ -20,8 +20,9 @@ its checkpoint (:func:`train`).
 checkpoint of another variant is one line, e.g. ``checkpoint x.zip is a Classic policy
 (observation 202, 91 actions); this game is Hand and Foot (observation 245, 98
 actions)``. Exit codes: 0 trained, 2 refused input (a bad option, config or checkpoint,
-an unwritable folder: one line on stderr), 130 interrupted (Ctrl-C; the checkpoints
-saved so far stay, resume from one).
+an unwritable folder: one line on stderr), 130 interrupted (Ctrl-C or SIGTERM: during
+PPO it first saves ``model_<steps>.zip``, the weights of the last update, and says so;
+resume from it).
 """
 
 from __future__ import annotations
@@ -32,7 +33,14 @@ from pathlib import Path
 
 import numpy as np
 
-from canasta_env.cli import ArgumentParser, existing_file, fail, interrupted, positive_int
+from canasta_env.cli import (
+    ArgumentParser,
+    existing_file,
+    fail,
+    interrupted,
+    positive_int,
+    sigterm_as_interrupt,
+)
 
 from .config import ConfigError, TrainConfig, add_torch_threads_flag, dump_config, load_config
 
@@ -381,6 +389,29 @@ def log_evaluation(logger, model, hands, seed, evaluate_policies, load_policy,
     return out
 
 
+class TrainingInterrupted(KeyboardInterrupt):
+    """Ctrl-C (or SIGTERM, under :func:`canasta_env.cli.sigterm_as_interrupt`) during PPO.
+
+    Attributes:
+        checkpoint: the ``model_<steps>.zip`` saved at the interruption (the weights of
+            the last PPO update, with the steps played so far, like every checkpoint), or
+            ``None`` if no step was played since the run started.
+    """
+
+    def __init__(self, checkpoint: Path | None) -> None:
+        super().__init__(str(checkpoint) if checkpoint else "")
+        self.checkpoint = checkpoint
+
+
+def stopped_message(stop: KeyboardInterrupt, command: str = "") -> str:
+    """What an interrupted training command says after ``PROG: interrupted: ``;
+    ``command``: the start of the command that continues the run (before ``--resume``)."""
+    saved = getattr(stop, "checkpoint", None)
+    if saved is not None:
+        return f"saved {saved}; continue with {command}--resume {saved}"
+    return "checkpoints saved so far are kept (--resume one)"
+
+
 def save_atomic(model, path: Path) -> None:
     """Save to ``path`` via a temporary file, so a crash never leaves a broken zip."""
     tmp = path.with_suffix(".tmp.zip")
@@ -547,9 +578,19 @@ def train(cfg: TrainConfig, resume: str | None = None) -> Path:
     dump_config(cfg, cfg_path)
     remaining = cfg.total_timesteps - (model.num_timesteps if resume else 0)
     if remaining > 0:
-        model.learn(total_timesteps=remaining, callback=build_callbacks(cfg, run_dir, pretrain),
-                    tb_log_name=cfg.run_name, reset_num_timesteps=resume is None,
-                    progress_bar=cfg.progress_bar)
+        before = model.num_timesteps
+        try:
+            model.learn(total_timesteps=remaining,
+                        callback=build_callbacks(cfg, run_dir, pretrain),
+                        tb_log_name=cfg.run_name, reset_num_timesteps=resume is None,
+                        progress_bar=cfg.progress_bar)
+        except KeyboardInterrupt:  # Ctrl-C, or SIGTERM under sigterm_as_interrupt
+            saved = None
+            if model.num_timesteps > before:  # the weights of the last update, kept
+                saved = run_dir / f"model_{model.num_timesteps:09d}.zip"
+                save_atomic(model, saved)
+            vec.close()
+            raise TrainingInterrupted(saved) from None
     final = run_dir / "final.zip"
     if final.exists():  # never expected (set aside above); never written over either
         _keep_final(final)
@@ -581,15 +622,16 @@ def main(argv: list[str] | None = None) -> int:
     from .checkpoint import CheckpointError
 
     try:
-        cfg = load_config(args.config, total_timesteps=args.total_timesteps,
-                          run_name=args.run_name, torch_threads=args.torch_threads)
-        final = train(cfg, args.resume)
+        with sigterm_as_interrupt():
+            cfg = load_config(args.config, total_timesteps=args.total_timesteps,
+                              run_name=args.run_name, torch_threads=args.torch_threads)
+            final = train(cfg, args.resume)
     except (ConfigError, CheckpointError) as e:
         return fail(p.prog, e)
     except OSError as e:  # e.g. an unwritable checkpoint_dir
         return fail(p.prog, f"{e.strerror or e}: {e.filename or ''}")
-    except KeyboardInterrupt:
-        return interrupted(p.prog, "checkpoints saved so far are kept (--resume one)")
+    except KeyboardInterrupt as stop:
+        return interrupted(p.prog, stopped_message(stop))
     print(f"saved {final}")
     return 0
 
