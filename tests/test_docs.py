@@ -163,15 +163,22 @@ def test_curve_script_checks_its_input_and_draws_the_shipped_curve(tmp_path):
     for args, says in (
             ((README, tmp_path / "x.png", 1, 2), "want steps,seed7,seed8,run; got '"),
             ((tmp_path / "missing.csv", tmp_path / "x.png", 1, 2), "No such file"),
-            ((csv, tmp_path / "x.png", 51327168, 99000000),
-             "must lie within the data (0 to 53,327,168 steps)"),
+            ((csv, tmp_path / "x.png", 58327168, 99000000),
+             "must lie within the data (0 to 61,327,168 steps; --leg after anneal_from)"),
+            ((csv, tmp_path / "x.png", 58327168, 32327168, "--leg", 1000),
+             "--leg after anneal_from"),
+            ((csv, tmp_path / "x.png", 58327168, 32327168, "--branch", "cl_long2"),
+             "--branch wants RUN:STEPS (e.g. cl_long2:32327168), got 'cl_long2'"),
+            ((csv, tmp_path / "x.png", 58327168, 32327168, "--branch", "nope:5"),
+             "--branch names runs not in the data: nope"),
             ((csv, tmp_path / "x.png", "abc", 2), "invalid int value: 'abc'")):
         r = run(*args)
         assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
         assert says in r.stderr.splitlines()[-1], r.stderr
     assert not (tmp_path / "x.png").exists()
     out = tmp_path / "curve.png"
-    r = run(csv, out, 51327168, 32327168)
+    r = run(csv, out, 58327168, 32327168, "--leg", 51327168, "--branch", "cl_long2:32327168",
+            "--branch", "cl_long3b:51327168")
     if importlib.util.find_spec("matplotlib") is None:
         assert r.returncode == 2 and "needs matplotlib" in r.stderr, r.stderr
         assert not out.exists()
