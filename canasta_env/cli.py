@@ -11,6 +11,8 @@ piece                           use
 :func:`interrupted`             print ``PROG: interrupted`` after Ctrl-C; returns 130
 :func:`sigterm_as_interrupt`    within it, SIGTERM (``kill``, ``timeout``, a batch
                                 scheduler) stops a command as Ctrl-C does
+:func:`held_signals`            within it, SIGINT and SIGTERM are ignored (a save
+                                that a second Ctrl-C must not cut short)
 :func:`one_line`                a message of several lines as one line
 argument types                  :func:`positive_int`, :func:`nonnegative_int`,
                                 :func:`positive_float` (finite), :func:`port`
@@ -87,6 +89,22 @@ def sigterm_as_interrupt():
         yield
     finally:
         signal.signal(signal.SIGTERM, old)
+
+
+@contextlib.contextmanager
+def held_signals():
+    """Within the ``with`` block, SIGINT and SIGTERM are ignored (a second Ctrl-C must not
+    cut short the save of the first one); the earlier handlers are restored on leaving.
+    Outside the main thread it does nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = {sig: signal.signal(sig, signal.SIG_IGN) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
 
 
 class ArgumentParser(argparse.ArgumentParser):

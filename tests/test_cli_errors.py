@@ -245,11 +245,10 @@ def test_sigterm_during_training_saves_a_checkpoint_and_says_how_to_resume(tmp_p
     assert "Traceback" not in err and "KeyboardInterrupt" not in err
     saved = sorted((tmp_path / "ck" / "smoke").glob("model_*.zip"))
     assert len(saved) == 1 and not (tmp_path / "ck" / "smoke" / "final.zip").exists()
-    again = f"python -m training.train --config {path} " if module == "training.main" else ""
     stopped = "training stopped; " if module == "training.main" else ""
     assert err.rstrip().splitlines()[-1] == (
         f"python -m {module}: interrupted: {stopped}saved {saved[0]}; continue with "
-        f"{again}--resume {saved[0]}")
+        f"python -m training.train --config {path} --resume {saved[0]}")
     assert int(saved[0].stem.split("_")[1]) >= 1024
 
 

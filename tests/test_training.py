@@ -670,24 +670,37 @@ def test_the_same_config_trains_the_same_policy(tmp_path):
     assert not all(torch.equal(a[k], c[k]) for k in a)
 
 
-def test_an_interrupt_during_ppo_saves_a_checkpoint_to_resume(tmp_path, monkeypatch):
+def _no_warm_start(tmp_path, total: int, **update):
+    cfg = load_config(ROOT / "configs" / "smoke.yaml", checkpoint_dir=str(tmp_path / "ck"),
+                      tensorboard_dir=str(tmp_path / "tb"), total_timesteps=total)
+    return cfg.model_copy(update={"pretrain": cfg.pretrain.model_copy(
+        update={"decisions": 0, "dagger_rounds": 0}), **update})
+
+
+def _weights(model):
+    return [p.detach().clone() for p in model.policy.parameters()]
+
+
+def _same(a, b) -> bool:
+    import torch
+
+    return len(a) == len(b) and all(torch.equal(x, y) for x, y in zip(a, b))
+
+
+def test_an_interrupt_during_a_rollout_saves_a_checkpoint_to_resume(tmp_path, monkeypatch):
     """Ctrl-C (or SIGTERM, which the training commands turn into one) in the middle of the
     second rollout saves ``model_<steps>.zip``: the weights of the first update, with the
-    steps played so far; resuming from it finishes the run."""
+    steps played so far; the printed command (shell-quoted) resumes and finishes the run."""
     from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 
     import training.train as tt
 
-    cfg = load_config(ROOT / "configs" / "smoke.yaml", checkpoint_dir=str(tmp_path / "ck"),
-                      tensorboard_dir=str(tmp_path / "tb"), total_timesteps=4096)
-    cfg = cfg.model_copy(update={"pretrain": cfg.pretrain.model_copy(
-        update={"decisions": 0, "dagger_rounds": 0}), "checkpoint_every": 100_000})
+    cfg = _no_warm_start(tmp_path, 4096, checkpoint_every=100_000)
     weights = {}
 
     class CtrlC(BaseCallback):  # 8 games x 128 steps per rollout: stop at 1,024 + 400
         def _on_rollout_start(self) -> None:
-            weights[self.num_timesteps] = [p.detach().clone()
-                                           for p in self.model.policy.parameters()]
+            weights[self.num_timesteps] = _weights(self.model)
 
         def _on_step(self) -> bool:
             if self.num_timesteps >= 1024 + 400:
@@ -702,14 +715,116 @@ def test_an_interrupt_during_ppo_saves_a_checkpoint_to_resume(tmp_path, monkeypa
     saved = stop.value.checkpoint
     assert saved == cfg.run_dir / "model_000001424.zip" and saved.is_file()
     assert not (cfg.run_dir / "final.zip").exists()
-    assert tt.stopped_message(stop.value, "X ") == f"saved {saved}; continue with X --resume {saved}"
+    assert tt.stopped_message(stop.value, "my configs/x.yaml", "r1", None, 1) == (
+        f"saved {saved}; continue with python -m training.train --config 'my configs/x.yaml' "
+        f"--run-name r1 --torch-threads 1 --resume {saved}")
     model = load_model(saved)
     assert model.num_timesteps == 1424
-    for p, q in zip(model.policy.parameters(), weights[1024]):  # after the first update
-        assert torch_equal(p, q)
+    assert _same(_weights(model), weights[1024])  # after the first update
     monkeypatch.setattr(tt, "build_callbacks", real)
     final = tt.train(cfg, resume=str(saved))
     assert load_model(final).num_timesteps >= 4096
+
+
+def _cut_update(monkeypatch, after: int):
+    """Make the PPO update that starts with ``after`` steps played do its work, then stop
+    as Ctrl-C would before it returns; returns the weights from before that update."""
+    from sb3_contrib import MaskablePPO
+
+    real, seen = MaskablePPO.train, {}
+
+    def train(self):
+        if self.num_timesteps == after:
+            seen["before"] = _weights(self)
+            real(self)
+            raise KeyboardInterrupt
+        real(self)
+
+    monkeypatch.setattr(MaskablePPO, "train", train)
+    return seen
+
+
+def test_an_interrupt_in_an_update_saves_the_weights_from_before_it(tmp_path, monkeypatch):
+    """A stop in the middle of a PPO update saves the weights of the update before; the
+    periodic checkpoint of the same steps (saved just before the update, with those
+    weights) is kept as it is, not written over."""
+    import training.train as tt
+
+    cfg = _no_warm_start(tmp_path, 4096, checkpoint_every=1024)
+    seen = _cut_update(monkeypatch, 2048)
+    with pytest.raises(tt.TrainingInterrupted) as stop:
+        tt.train(cfg)
+    path = cfg.run_dir / "model_000002048.zip"
+    assert stop.value.checkpoint == path
+    model = load_model(path)
+    assert model.num_timesteps == 2048 and _same(_weights(model), seen["before"])
+    assert not list(cfg.run_dir.glob("*stopped*")) and not list(cfg.run_dir.glob(".*"))
+
+
+def test_an_interrupt_in_the_last_update_raises_the_target_by_a_rollout(tmp_path,
+                                                                        monkeypatch):
+    """Cut in its last update, a run has played its target: the printed command raises
+    the target by one rollout (8 x 128), and that command finishes the run."""
+    import training.train as tt
+
+    cfg = _no_warm_start(tmp_path, 2048, checkpoint_every=100_000)
+    _cut_update(monkeypatch, 2048)
+    with pytest.raises(tt.TrainingInterrupted) as stop:
+        tt.train(cfg)
+    saved = cfg.run_dir / "model_000002048.zip"
+    assert stop.value.checkpoint == saved
+    assert tt.stopped_message(stop.value, "c.yaml", None, 2048) == (
+        f"saved {saved}; continue with python -m training.train --config c.yaml "
+        f"--total-timesteps 3072 --resume {saved} (its last update was cut short: the "
+        f"target is raised by one rollout)")
+    monkeypatch.undo()
+    final = tt.train(cfg.model_copy(update={"total_timesteps": 3072}), resume=str(saved))
+    assert load_model(final).num_timesteps == 3072
+
+
+def test_an_interrupt_after_the_last_update_saves_final(tmp_path, monkeypatch):
+    from stable_baselines3.common.callbacks import BaseCallback, CallbackList
+
+    import training.train as tt
+
+    cfg = _no_warm_start(tmp_path, 1024, checkpoint_every=100_000)
+
+    class CtrlC(BaseCallback):
+        def _on_step(self) -> bool:
+            return True
+
+        def _on_training_end(self) -> None:
+            raise KeyboardInterrupt
+
+    real = tt.build_callbacks
+    monkeypatch.setattr(tt, "build_callbacks",
+                        lambda *a, **k: CallbackList([real(*a, **k), CtrlC()]))
+    with pytest.raises(tt.TrainingInterrupted) as stop:
+        tt.train(cfg)
+    final = cfg.run_dir / "final.zip"
+    assert stop.value.checkpoint == final and load_model(final).num_timesteps == 1024
+    assert tt.stopped_message(stop.value, "c.yaml") == \
+        f"the run had reached its target: saved {final}"
+
+
+def test_an_interrupt_in_the_warm_start_saves_nothing(tmp_path, monkeypatch):
+    import training.pretrain
+    import training.train as tt
+
+    cfg = load_config(ROOT / "configs" / "smoke.yaml", checkpoint_dir=str(tmp_path / "ck"),
+                      tensorboard_dir=str(tmp_path / "tb"))
+
+    def stop(*a, **k):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(training.pretrain, "collect", stop)
+    with pytest.raises(tt.TrainingInterrupted) as caught:
+        tt.train(cfg)
+    assert caught.value.warm_start and caught.value.checkpoint is None
+    assert tt.stopped_message(caught.value, "c.yaml") == (
+        "stopped during the warm start, before PPO: nothing saved; run the same command "
+        "again to start over")
+    assert not cfg.run_dir.exists() or not any(cfg.run_dir.iterdir())
 
 
 def test_an_interrupt_before_any_step_saves_nothing():
@@ -721,7 +836,71 @@ def test_an_interrupt_before_any_step_saves_nothing():
         "checkpoints saved so far are kept (--resume one)"
 
 
-def torch_equal(a, b) -> bool:
-    import torch
+def test_save_atomic_leaves_no_file_a_glob_would_take(tmp_path, monkeypatch):
+    """A save cut short (Ctrl-C, a full disk) leaves only a hidden ``.NAME.partial``:
+    neither the checkpoint globs (``model_*.zip``) nor the snapshot pool (``*.zip``) see
+    it, and an earlier file of that name is untouched."""
+    from training.train import save_atomic
 
-    return bool(torch.equal(a, b))
+    class Model:
+        def save(self, path):
+            Path(path).write_bytes(b"half")
+            raise KeyboardInterrupt
+
+    target = tmp_path / "model_000001024.zip"
+    target.write_bytes(b"earlier")
+    with pytest.raises(KeyboardInterrupt):
+        save_atomic(Model(), target)
+    assert target.read_bytes() == b"earlier"
+    assert sorted(p.name for p in tmp_path.glob("*.zip")) == ["model_000001024.zip"]
+    assert (tmp_path / ".model_000001024.zip.partial").read_bytes() == b"half"
+
+
+def test_an_interrupt_with_subprocess_envs_whose_workers_are_gone(tmp_path, monkeypatch):
+    """A terminal's Ctrl-C reaches ``vec_env: subproc`` workers too, and they exit: closing
+    the envs then fails (EOFError); the run still saves its checkpoint and stops cleanly
+    (found by a break-it review: a traceback and exit code 1)."""
+    from stable_baselines3.common.callbacks import BaseCallback, CallbackList
+
+    import training.train as tt
+
+    cfg = _no_warm_start(tmp_path, 100_000, checkpoint_every=100_000, vec_env="subproc",
+                         n_envs=2)
+
+    class CtrlC(BaseCallback):
+        def _on_step(self) -> bool:
+            if self.num_timesteps >= 400:
+                env = self.training_env
+                while not hasattr(env, "processes"):
+                    env = env.venv
+                for proc in env.processes:  # as SIGINT does to the workers
+                    proc.kill()
+                    proc.join()
+                raise KeyboardInterrupt
+            return True
+
+    real = tt.build_callbacks
+    monkeypatch.setattr(tt, "build_callbacks",
+                        lambda *a, **k: CallbackList([real(*a, **k), CtrlC()]))
+    with pytest.raises(tt.TrainingInterrupted) as stop:
+        tt.train(cfg)
+    assert stop.value.checkpoint == cfg.run_dir / "model_000000400.zip"
+    assert load_model(stop.value.checkpoint).num_timesteps == 400
+
+
+def test_a_broken_snapshot_is_refused_before_the_folder_changes(tmp_path):
+    """A snapshot of the pool that does not load (a disk error, a file put there) is
+    refused before the resume renames config.yaml or writes resumes.yaml."""
+    from training.train import train
+
+    cfg = _no_warm_start(tmp_path, 1024, checkpoint_every=100_000)
+    final = train(cfg)
+    held = final.with_name("held.zip")
+    final.replace(held)
+    bad = cfg.run_dir / "snapshots" / "snapshot_000000512.zip"
+    bad.write_bytes(b"")
+    before = {p: p.read_bytes() for p in cfg.run_dir.rglob("*") if p.is_file()}
+    with pytest.raises(CheckpointError, match=r"snapshot .*snapshot_000000512.zip of the "
+                       r"opponent pool is not a MaskablePPO .zip \(corrupt or wrong file\)"):
+        train(cfg.model_copy(update={"total_timesteps": 2048}), resume=str(held))
+    assert {p: p.read_bytes() for p in cfg.run_dir.rglob("*") if p.is_file()} == before

@@ -10,8 +10,9 @@ trained policy against the random and the heuristic baselines and prints both ta
 Exit codes: 0 done, 2 refused input (a bad option or config, a checkpoint that cannot be
 loaded or is of another variant, an unwritable folder: one line on stderr), 130
 interrupted (Ctrl-C, or SIGTERM during training: PPO first saves ``model_<steps>.zip``
-and says how to resume it; during the evaluation the deals finished are summed up as in
-``training.evaluate``).
+and prints the ``training.train`` command that finishes the run; the same
+``training.main`` command then evaluates its ``final.zip``; during the evaluation the
+deals finished are summed up as in ``training.evaluate``).
 """
 
 from __future__ import annotations
@@ -72,10 +73,9 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as e:  # e.g. an unwritable checkpoint_dir
         return fail(p.prog, f"{e.strerror or e}: {e.filename or ''}")
     except KeyboardInterrupt as stop:
-        again = f"python -m training.train --config {args.config} " + \
-            (f"--run-name {args.run_name} " if args.run_name else "") + \
-            (f"--total-timesteps {args.total_timesteps} " if args.total_timesteps else "")
-        return interrupted(p.prog, f"training stopped; {stopped_message(stop, again)}")
+        said = stopped_message(stop, args.config, args.run_name, args.total_timesteps,
+                               args.torch_threads)
+        return interrupted(p.prog, f"training stopped; {said}")
     t_train = time.time() - t0
     hands = args.eval_hands or cfg.eval.final_hands
     what = f"trained {final} in {t_train / 60:.1f} min; evaluating it" if trained else \

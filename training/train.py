@@ -21,12 +21,13 @@ checkpoint of another variant is one line, e.g. ``checkpoint x.zip is a Classic 
 (observation 202, 91 actions); this game is Hand and Foot (observation 245, 98
 actions)``. Exit codes: 0 trained, 2 refused input (a bad option, config or checkpoint,
 an unwritable folder: one line on stderr), 130 interrupted (Ctrl-C or SIGTERM: during
-PPO it first saves ``model_<steps>.zip``, the weights of the last update, and says so;
-resume from it).
+PPO it first saves ``model_<steps>.zip``, the weights of the last update that finished,
+and prints the command that resumes it; see :class:`TrainingInterrupted`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 from pathlib import Path
@@ -37,6 +38,7 @@ from canasta_env.cli import (
     ArgumentParser,
     existing_file,
     fail,
+    held_signals,
     interrupted,
     positive_int,
     sigterm_as_interrupt,
@@ -290,7 +292,7 @@ def build_callbacks(cfg: TrainConfig, run_dir: Path, pretrain: dict | None = Non
                 self.last = self.num_timesteps
                 path = run_dir / "snapshots" / f"snapshot_{self.num_timesteps:09d}.zip"
                 path.parent.mkdir(parents=True, exist_ok=True)
-                self.model.save(path)
+                save_atomic(self.model, path)
                 self.paths.append(str(path))
                 self._push()
             return True
@@ -390,31 +392,70 @@ def log_evaluation(logger, model, hands, seed, evaluate_policies, load_policy,
 
 
 class TrainingInterrupted(KeyboardInterrupt):
-    """Ctrl-C (or SIGTERM, under :func:`canasta_env.cli.sigterm_as_interrupt`) during PPO.
+    """Ctrl-C (or SIGTERM, under :func:`canasta_env.cli.sigterm_as_interrupt`) during a
+    training run.
 
     Attributes:
-        checkpoint: the ``model_<steps>.zip`` saved at the interruption (the weights of
-            the last PPO update, with the steps played so far, like every checkpoint), or
-            ``None`` if no step was played since the run started.
+        checkpoint: the file saved at the interruption, or ``None`` (stopped before PPO
+            played a step). During PPO it is ``model_<steps>.zip``: the weights (and
+            optimiser state) of the last PPO update that finished, with the steps played
+            so far, like every periodic checkpoint; a stop in the middle of an update
+            saves the weights from before it. After the last update (the run had reached
+            its target) it is ``final.zip``.
+        steps: the checkpoint's steps (0 without one).
+        target: the run's ``total_timesteps``.
+        rollout: steps per PPO update (``n_steps * n_envs``).
+        warm_start: stopped during the warm start (nothing saved).
     """
 
-    def __init__(self, checkpoint: Path | None) -> None:
+    def __init__(self, checkpoint: Path | None, steps: int = 0, target: int = 0,
+                 rollout: int = 0, warm_start: bool = False) -> None:
         super().__init__(str(checkpoint) if checkpoint else "")
-        self.checkpoint = checkpoint
+        self.checkpoint, self.steps, self.target = checkpoint, steps, target
+        self.rollout, self.warm_start = rollout, warm_start
 
 
-def stopped_message(stop: KeyboardInterrupt, command: str = "") -> str:
-    """What an interrupted training command says after ``PROG: interrupted: ``;
-    ``command``: the start of the command that continues the run (before ``--resume``)."""
+def resume_command(config: str, run_name: str | None = None,
+                   total_timesteps: int | None = None, torch_threads: int | None = None,
+                   resume: str | Path | None = None) -> str:
+    """The ``python -m training.train`` command line with these flags, shell-quoted."""
+    import shlex
+
+    words = ["python", "-m", "training.train", "--config", str(config)]
+    for flag, value in (("--run-name", run_name), ("--total-timesteps", total_timesteps),
+                        ("--torch-threads", torch_threads), ("--resume", resume)):
+        if value is not None:
+            words += [flag, str(value)]
+    return shlex.join(words)
+
+
+def stopped_message(stop: KeyboardInterrupt, config: str = "", run_name: str | None = None,
+                    total_timesteps: int | None = None,
+                    torch_threads: int | None = None) -> str:
+    """What an interrupted training command says after ``PROG: interrupted: ``: what was
+    saved and the command that continues the run (the flags are the command's own)."""
     saved = getattr(stop, "checkpoint", None)
-    if saved is not None:
-        return f"saved {saved}; continue with {command}--resume {saved}"
-    return "checkpoints saved so far are kept (--resume one)"
+    if getattr(stop, "warm_start", False):
+        return "stopped during the warm start, before PPO: nothing saved; run the same " \
+               "command again to start over"
+    if saved is None:
+        return "checkpoints saved so far are kept (--resume one)"
+    if saved.name == "final.zip":
+        return f"the run had reached its target: saved {saved}"
+    target = total_timesteps
+    note = ""
+    if stop.steps >= stop.target:  # stopped in the last update: resuming needs a new target
+        target = stop.steps + stop.rollout
+        note = " (its last update was cut short: the target is raised by one rollout)"
+    again = resume_command(config, run_name, target, torch_threads, saved)
+    return f"saved {saved}; continue with {again}{note}"
 
 
 def save_atomic(model, path: Path) -> None:
-    """Save to ``path`` via a temporary file, so a crash never leaves a broken zip."""
-    tmp = path.with_suffix(".tmp.zip")
+    """Save to ``path`` via a temporary file, so a crash never leaves a broken zip. The
+    temporary file (``.<name>.partial``) matches no ``*.zip`` pattern: a leftover one is
+    never taken for a checkpoint or a snapshot."""
+    tmp = path.with_name(f".{path.name}.partial")
     model.save(tmp)
     tmp.replace(path)
 
@@ -439,6 +480,106 @@ def ppo_settings(cfg: TrainConfig) -> dict:
             "batch_size": p.batch_size, "n_epochs": p.n_epochs, "gamma": p.gamma,
             "gae_lambda": p.gae_lambda, "clip_range": p.clip_range, "ent_coef": p.ent_coef,
             "vf_coef": p.vf_coef, "max_grad_norm": p.max_grad_norm}
+
+
+def _warm_start(cfg: TrainConfig, model, resume: str | None) -> dict | None:
+    """Behaviour cloning of the heuristic and DAgger rounds, when the config pretrains and
+    this is not a resume; returns their figures (``None`` without a warm start)."""
+    if resume or cfg.pretrain.decisions <= 0:
+        return None
+    from .pretrain import behaviour_clone, collect
+
+    t0 = time.perf_counter()
+    data = collect(cfg.pretrain.decisions, cfg.seed, cfg.ppo.gamma,
+                   progress=cfg.progress_bar, **env_kwargs(cfg))
+    print(f"warm start: {len(data[2])} heuristic decisions recorded in "
+          f"{time.perf_counter() - t0:.0f} s", flush=True)
+    t0 = time.perf_counter()
+    pretrain = behaviour_clone(model, data, cfg.pretrain.epochs, cfg.pretrain.batch_size,
+                               cfg.pretrain.learning_rate, seed=cfg.seed,
+                               progress=cfg.progress_bar)
+    print(f"behaviour cloning of the heuristic on {len(data[2])} decisions: "
+          f"accuracy {pretrain['accuracy']:.3f} ({time.perf_counter() - t0:.0f} s)",
+          flush=True)
+    if cfg.pretrain.dagger_rounds:
+        from .pretrain import dagger
+
+        pretrain.update(dagger(
+            model, data, cfg.pretrain.dagger_rounds, cfg.pretrain.dagger_decisions,
+            cfg.pretrain.dagger_epochs, cfg.pretrain.batch_size,
+            cfg.pretrain.dagger_learning_rate, cfg.seed, cfg.ppo.gamma,
+            final_learning_rate=cfg.pretrain.dagger_final_learning_rate,
+            progress=cfg.progress_bar, **env_kwargs(cfg)))
+    return pretrain
+
+
+class _UpdateGuard:
+    """Keeps the policy's and optimiser's state from before each PPO update (copied when
+    a rollout ends, just before SB3 updates on it), so that a stop in the middle of an
+    update can save the weights of the last update that finished. ``updating`` is true
+    from the end of a rollout until the next one starts or training ends."""
+
+    def __init__(self) -> None:
+        self.updating = False
+        self.before: tuple[dict, dict] | None = None
+
+    def callback(self):
+        """The SB3 callback that keeps the guard up to date; put it first in the list."""
+        from stable_baselines3.common.callbacks import BaseCallback
+
+        guard = self
+
+        class Guard(BaseCallback):
+            def _on_rollout_start(self) -> None:
+                guard.updating = False
+
+            def _on_rollout_end(self) -> None:
+                import copy
+
+                policy = self.model.policy
+                guard.before = (copy.deepcopy(policy.state_dict()),
+                                copy.deepcopy(policy.optimizer.state_dict()))
+                guard.updating = True
+
+            def _on_training_end(self) -> None:
+                guard.updating = False
+
+            def _on_step(self) -> bool:
+                return True
+
+        return Guard()
+
+    def restore(self, model) -> None:
+        """Put back the state from before the update under way, if one is."""
+        if self.updating and self.before is not None:
+            model.policy.load_state_dict(self.before[0])
+            model.policy.optimizer.load_state_dict(self.before[1])
+
+
+def _save_on_interrupt(model, guard: _UpdateGuard, run_dir: Path, before: int,
+                       cfg: TrainConfig) -> TrainingInterrupted:
+    """Save what a stopped PPO run has (see :class:`TrainingInterrupted`) and return the
+    exception that says so. Never writes over a file with other weights: a periodic
+    checkpoint of the same steps is kept (it holds the same weights when the stop came
+    in the update right after it)."""
+    rollout = cfg.ppo.n_steps * cfg.n_envs
+    steps = model.num_timesteps
+    common = {"steps": steps, "target": cfg.total_timesteps, "rollout": rollout}
+    if steps <= before:
+        return TrainingInterrupted(None, **common)
+    if steps >= cfg.total_timesteps and not guard.updating:  # after the last update
+        final = run_dir / "final.zip"
+        if not final.exists():
+            save_atomic(model, final)
+            return TrainingInterrupted(final, **common)
+    mid_update = guard.updating
+    guard.restore(model)
+    path = run_dir / f"model_{steps:09d}.zip"
+    if path.exists() and not mid_update:  # saved before the update that has finished since
+        path = _free_name(run_dir, f"model_{steps:09d}_stopped{{k}}.zip")
+    if not (path.exists() and mid_update):  # else: the periodic one holds these weights
+        save_atomic(model, path)
+    return TrainingInterrupted(path, **common)
 
 
 def train(cfg: TrainConfig, resume: str | None = None) -> Path:
@@ -512,6 +653,15 @@ def train(cfg: TrainConfig, resume: str | None = None) -> Path:
                 f"{run_dir} holds files saved after the {start:,} steps of {resume} ({names}"
                 f"{more}); resuming from it would overwrite them: {which}branch off under "
                 f"another run name (--run-name NAME)")
+        pool = sorted((run_dir / "snapshots").glob("*.zip")) if run_dir.is_dir() else []
+        broken = [p for p in pool if p not in stale and checkpoint_steps(p) is None]
+        if broken:  # refused before anything in the folder changes
+            from .checkpoint import CheckpointError
+
+            raise CheckpointError(
+                f"snapshot {broken[0]} of the opponent pool is not a MaskablePPO .zip "
+                f"(corrupt or wrong file): move it out of {run_dir / 'snapshots'} and "
+                f"resume again")
     run_dir.mkdir(parents=True, exist_ok=True)
     vec = make_vec_env(cfg)
     if resume:  # the config's PPO settings apply from here on (config.yaml says so)
@@ -532,30 +682,12 @@ def train(cfg: TrainConfig, resume: str | None = None) -> Path:
     if cfg.vec_env == "batched":  # the learner's network also plays "self" opponents
         vec.env_method("set_learner", model.policy, indices=[0])
     pretrain = None
-    if not resume and cfg.pretrain.decisions > 0:
-        from .pretrain import behaviour_clone, collect
-
-        t0 = time.perf_counter()
-        data = collect(cfg.pretrain.decisions, cfg.seed, cfg.ppo.gamma,
-                       progress=cfg.progress_bar, **env_kwargs(cfg))
-        print(f"warm start: {len(data[2])} heuristic decisions recorded in "
-              f"{time.perf_counter() - t0:.0f} s", flush=True)
-        t0 = time.perf_counter()
-        pretrain = behaviour_clone(model, data, cfg.pretrain.epochs, cfg.pretrain.batch_size,
-                                   cfg.pretrain.learning_rate, seed=cfg.seed,
-                                   progress=cfg.progress_bar)
-        print(f"behaviour cloning of the heuristic on {len(data[2])} decisions: "
-              f"accuracy {pretrain['accuracy']:.3f} ({time.perf_counter() - t0:.0f} s)",
-              flush=True)
-        if cfg.pretrain.dagger_rounds:
-            from .pretrain import dagger
-
-            pretrain.update(dagger(
-                model, data, cfg.pretrain.dagger_rounds, cfg.pretrain.dagger_decisions,
-                cfg.pretrain.dagger_epochs, cfg.pretrain.batch_size,
-                cfg.pretrain.dagger_learning_rate, cfg.seed, cfg.ppo.gamma,
-                final_learning_rate=cfg.pretrain.dagger_final_learning_rate,
-                progress=cfg.progress_bar, **env_kwargs(cfg)))
+    try:
+        pretrain = _warm_start(cfg, model, resume)
+    except KeyboardInterrupt:
+        with contextlib.suppress(Exception):
+            vec.close()
+        raise TrainingInterrupted(None, warm_start=True) from None
     if pretrain is not None:  # the warm start, to compare PPO against
         save_atomic(model, run_dir / "pretrained.zip")
     if resume:
@@ -579,18 +711,18 @@ def train(cfg: TrainConfig, resume: str | None = None) -> Path:
     remaining = cfg.total_timesteps - (model.num_timesteps if resume else 0)
     if remaining > 0:
         before = model.num_timesteps
+        guard = _UpdateGuard()
         try:
             model.learn(total_timesteps=remaining,
-                        callback=build_callbacks(cfg, run_dir, pretrain),
+                        callback=[guard.callback(), build_callbacks(cfg, run_dir, pretrain)],
                         tb_log_name=cfg.run_name, reset_num_timesteps=resume is None,
                         progress_bar=cfg.progress_bar)
         except KeyboardInterrupt:  # Ctrl-C, or SIGTERM under sigterm_as_interrupt
-            saved = None
-            if model.num_timesteps > before:  # the weights of the last update, kept
-                saved = run_dir / f"model_{model.num_timesteps:09d}.zip"
-                save_atomic(model, saved)
-            vec.close()
-            raise TrainingInterrupted(saved) from None
+            with held_signals():  # a second Ctrl-C must not cut the save short
+                stop = _save_on_interrupt(model, guard, run_dir, before, cfg)
+                with contextlib.suppress(Exception):  # subproc workers may be gone already
+                    vec.close()
+            raise stop from None
     final = run_dir / "final.zip"
     if final.exists():  # never expected (set aside above); never written over either
         _keep_final(final)
@@ -631,7 +763,8 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as e:  # e.g. an unwritable checkpoint_dir
         return fail(p.prog, f"{e.strerror or e}: {e.filename or ''}")
     except KeyboardInterrupt as stop:
-        return interrupted(p.prog, stopped_message(stop))
+        return interrupted(p.prog, stopped_message(stop, args.config, args.run_name,
+                                                   args.total_timesteps, args.torch_threads))
     print(f"saved {final}")
     return 0
 
