@@ -11,10 +11,14 @@ CSV columns: steps,seed7,seed8,run. The line follows the shipped network's histo
 points of a run past its ``--branch`` steps (where the shipped network's history left it)
 are drawn hollow. ``--leg``: where the last leg (random-heavy pool, its own anneal)
 starts; the first anneal is shaded up to there."""
-import argparse
 import csv
+import sys
+from pathlib import Path
 
-p = argparse.ArgumentParser(description="Draw the Classic reference learning curve.")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repo, installed or not
+from canasta_env.cli import ArgumentParser  # noqa: E402 - errors as one line
+
+p = ArgumentParser(description="Draw the Classic reference learning curve.")
 p.add_argument("csv", help="docs/classic_reference_curve.csv")
 p.add_argument("png", help="the image to write")
 p.add_argument("shipped_steps", type=int, help="PPO steps of the shipped checkpoint")
