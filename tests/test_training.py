@@ -687,11 +687,26 @@ def _same(a, b) -> bool:
     return len(a) == len(b) and all(torch.equal(x, y) for x, y in zip(a, b))
 
 
+def _stopped_by(monkeypatch, cfg, callback):
+    """Train ``cfg`` with ``callback`` after the run's own callbacks; it raises
+    ``KeyboardInterrupt`` as Ctrl-C would. Returns the ``TrainingInterrupted`` raised."""
+    from stable_baselines3.common.callbacks import CallbackList
+
+    import training.train as tt
+
+    real = tt.build_callbacks
+    monkeypatch.setattr(tt, "build_callbacks",
+                        lambda *a, **k: CallbackList([real(*a, **k), callback]))
+    with pytest.raises(tt.TrainingInterrupted) as stop:
+        tt.train(cfg)
+    return stop.value
+
+
 def test_an_interrupt_during_a_rollout_saves_a_checkpoint_to_resume(tmp_path, monkeypatch):
     """Ctrl-C (or SIGTERM, which the training commands turn into one) in the middle of the
     second rollout saves ``model_<steps>.zip``: the weights of the first update, with the
     steps played so far; the printed command (shell-quoted) resumes and finishes the run."""
-    from stable_baselines3.common.callbacks import BaseCallback, CallbackList
+    from stable_baselines3.common.callbacks import BaseCallback
 
     import training.train as tt
 
@@ -707,21 +722,17 @@ def test_an_interrupt_during_a_rollout_saves_a_checkpoint_to_resume(tmp_path, mo
                 raise KeyboardInterrupt
             return True
 
-    real = tt.build_callbacks
-    monkeypatch.setattr(tt, "build_callbacks",
-                        lambda *a, **k: CallbackList([real(*a, **k), CtrlC()]))
-    with pytest.raises(tt.TrainingInterrupted) as stop:
-        tt.train(cfg)
-    saved = stop.value.checkpoint
+    stop = _stopped_by(monkeypatch, cfg, CtrlC())
+    saved = stop.checkpoint
     assert saved == cfg.run_dir / "model_000001424.zip" and saved.is_file()
     assert not (cfg.run_dir / "final.zip").exists()
-    assert tt.stopped_message(stop.value, "my configs/x.yaml", "r1", None, 1) == (
+    assert tt.stopped_message(stop, "my configs/x.yaml", "r1", None, 1) == (
         f"saved {saved}; continue with python -m training.train --config 'my configs/x.yaml' "
         f"--run-name r1 --torch-threads 1 --resume {saved}")
     model = load_model(saved)
     assert model.num_timesteps == 1424
     assert _same(_weights(model), weights[1024])  # after the first update
-    monkeypatch.setattr(tt, "build_callbacks", real)
+    monkeypatch.undo()
     final = tt.train(cfg, resume=str(saved))
     assert load_model(final).num_timesteps >= 4096
 
@@ -783,7 +794,7 @@ def test_an_interrupt_in_the_last_update_raises_the_target_by_a_rollout(tmp_path
 
 
 def test_an_interrupt_after_the_last_update_saves_final(tmp_path, monkeypatch):
-    from stable_baselines3.common.callbacks import BaseCallback, CallbackList
+    from stable_baselines3.common.callbacks import BaseCallback
 
     import training.train as tt
 
@@ -796,14 +807,10 @@ def test_an_interrupt_after_the_last_update_saves_final(tmp_path, monkeypatch):
         def _on_training_end(self) -> None:
             raise KeyboardInterrupt
 
-    real = tt.build_callbacks
-    monkeypatch.setattr(tt, "build_callbacks",
-                        lambda *a, **k: CallbackList([real(*a, **k), CtrlC()]))
-    with pytest.raises(tt.TrainingInterrupted) as stop:
-        tt.train(cfg)
+    stop = _stopped_by(monkeypatch, cfg, CtrlC())
     final = cfg.run_dir / "final.zip"
-    assert stop.value.checkpoint == final and load_model(final).num_timesteps == 1024
-    assert tt.stopped_message(stop.value, "c.yaml") == \
+    assert stop.checkpoint == final and load_model(final).num_timesteps == 1024
+    assert tt.stopped_message(stop, "c.yaml") == \
         f"the run had reached its target: saved {final}"
 
 
@@ -860,9 +867,8 @@ def test_an_interrupt_with_subprocess_envs_whose_workers_are_gone(tmp_path, monk
     """A terminal's Ctrl-C reaches ``vec_env: subproc`` workers too, and they exit: closing
     the envs then fails (EOFError); the run still saves its checkpoint and stops cleanly
     (found by a break-it review: a traceback and exit code 1)."""
-    from stable_baselines3.common.callbacks import BaseCallback, CallbackList
+    from stable_baselines3.common.callbacks import BaseCallback
 
-    import training.train as tt
 
     cfg = _no_warm_start(tmp_path, 100_000, checkpoint_every=100_000, vec_env="subproc",
                          n_envs=2)
@@ -879,13 +885,9 @@ def test_an_interrupt_with_subprocess_envs_whose_workers_are_gone(tmp_path, monk
                 raise KeyboardInterrupt
             return True
 
-    real = tt.build_callbacks
-    monkeypatch.setattr(tt, "build_callbacks",
-                        lambda *a, **k: CallbackList([real(*a, **k), CtrlC()]))
-    with pytest.raises(tt.TrainingInterrupted) as stop:
-        tt.train(cfg)
-    assert stop.value.checkpoint == cfg.run_dir / "model_000000400.zip"
-    assert load_model(stop.value.checkpoint).num_timesteps == 400
+    stop = _stopped_by(monkeypatch, cfg, CtrlC())
+    assert stop.checkpoint == cfg.run_dir / "model_000000400.zip"
+    assert load_model(stop.checkpoint).num_timesteps == 400
 
 
 def test_a_broken_snapshot_is_refused_before_the_folder_changes(tmp_path):
