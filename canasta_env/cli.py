@@ -1,24 +1,25 @@
 """What every command line of the project shares: errors are one line on stderr and exit
 code 2, never a traceback.
 
-==============================  ======================================================
-piece                           use
-==============================  ======================================================
-:class:`ArgumentParser`         ``argparse`` whose errors (unknown flag, a bad value)
-                                print one line, ``PROG: error: MESSAGE``, and exit 2
-                                (no usage block; ``--help`` shows it)
-:func:`fail`                    print a refused input the same way; returns 2
-:func:`interrupted`             print ``PROG: interrupted`` after Ctrl-C; returns 130
-:func:`sigterm_as_interrupt`    within it, SIGTERM (``kill``, ``timeout``, a batch
-                                scheduler) stops a command as Ctrl-C does
-:func:`held_signals`            within it, SIGINT and SIGTERM are ignored (a save
-                                that a second Ctrl-C must not cut short)
-:func:`one_line`                a message of several lines as one line
-argument types                  :func:`positive_int`, :func:`nonnegative_int`,
-                                :func:`positive_float` (finite), :func:`port`
-                                (1..65535), :func:`host`, :func:`existing_file`
-                                (a file, not a directory)
-==============================  ======================================================
+====================================  ======================================================
+piece                                 use
+====================================  ======================================================
+:class:`ArgumentParser`               ``argparse`` whose errors (unknown flag, a bad value)
+                                      print one line, ``PROG: error: MESSAGE``, and exit 2
+                                      (no usage block; ``--help`` shows it)
+:func:`fail`                          print a refused input the same way; returns 2
+:func:`interrupted`                   print ``PROG: interrupted`` after Ctrl-C; returns 130
+:func:`sigterm_as_interrupt`          within it, SIGTERM (``kill``, ``timeout``, a batch
+                                      scheduler) stops a command as Ctrl-C does
+:func:`held_signals`                  within it, SIGINT and SIGTERM are ignored (a save
+                                      that a second Ctrl-C must not cut short)
+:func:`ignore_signals_while_exiting`  after a stop: later signals are ignored
+:func:`one_line`                      a message of several lines as one line
+argument types                        :func:`positive_int`, :func:`nonnegative_int`,
+                                      :func:`positive_float` (finite), :func:`port`
+                                      (1..65535), :func:`host`, :func:`existing_file`
+                                      (a file, not a directory)
+====================================  ======================================================
 
 Exit codes of every command: 0 success, 2 refused input (flags, values, files, policies
 that cannot play the variant, a port that cannot be bound), 130 interrupted (SIGINT,
@@ -105,6 +106,15 @@ def held_signals():
     finally:
         for sig, handler in old.items():
             signal.signal(sig, handler)
+
+
+def ignore_signals_while_exiting() -> None:
+    """Ignore SIGINT and SIGTERM from now on: for a command that has been stopped, saved
+    what it had and is on its way out (a second Ctrl-C would only turn a clean exit into
+    a traceback). Outside the main thread it does nothing."""
+    if threading.current_thread() is threading.main_thread():
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, signal.SIG_IGN)
 
 
 class ArgumentParser(argparse.ArgumentParser):

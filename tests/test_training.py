@@ -829,8 +829,8 @@ def test_an_interrupt_in_the_warm_start_saves_nothing(tmp_path, monkeypatch):
         tt.train(cfg)
     assert caught.value.warm_start and caught.value.checkpoint is None
     assert tt.stopped_message(caught.value, "c.yaml") == (
-        "stopped during the warm start, before PPO: nothing saved; run the same command "
-        "again to start over")
+        "stopped before PPO's first step: nothing saved; run the same command again to "
+        "start over")
     assert not cfg.run_dir.exists() or not any(cfg.run_dir.iterdir())
 
 
@@ -906,3 +906,94 @@ def test_a_broken_snapshot_is_refused_before_the_folder_changes(tmp_path):
                        r"opponent pool is not a MaskablePPO .zip \(corrupt or wrong file\)"):
         train(cfg.model_copy(update={"total_timesteps": 2048}), resume=str(held))
     assert {p: p.read_bytes() for p in cfg.run_dir.rglob("*") if p.is_file()} == before
+
+
+def test_an_interrupt_in_the_last_steps_callbacks_is_not_a_finished_run(tmp_path,
+                                                                         monkeypatch):
+    """Found by a second break-it review: a stop at the last step of the last rollout
+    (its evaluation, checkpoint or snapshot), before the last update, saved ``final.zip``
+    and called the run finished. It saves ``model_<steps>.zip`` (the periodic checkpoint
+    of those steps, same weights) and raises the target by a rollout."""
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    import training.train as tt
+
+    cfg = _no_warm_start(tmp_path, 2048, checkpoint_every=1024)
+    weights = {}
+
+    class CtrlC(BaseCallback):
+        def _on_rollout_start(self) -> None:
+            weights[self.num_timesteps] = _weights(self.model)
+
+        def _on_step(self) -> bool:
+            if self.num_timesteps >= 2048:
+                raise KeyboardInterrupt
+            return True
+
+    stop = _stopped_by(monkeypatch, cfg, CtrlC())
+    path = cfg.run_dir / "model_000002048.zip"
+    assert stop.checkpoint == path and not (cfg.run_dir / "final.zip").exists()
+    assert _same(_weights(load_model(path)), weights[1024])
+    assert "--total-timesteps 3072" in tt.stopped_message(stop, "c.yaml")
+    assert not list(cfg.run_dir.glob("*stopped*"))
+
+
+def test_a_stop_before_the_first_ppo_step_leaves_a_folder_to_start_again(tmp_path,
+                                                                         monkeypatch):
+    """Found by a second break-it review: stopped after config.yaml was written but
+    before PPO played, a new run said "--resume one" with nothing to resume, and the same
+    command was then refused (the folder held a run). Without a warm start the folder is
+    left empty, so the command runs again; with one, ``pretrained.zip`` is kept and the
+    message resumes from it."""
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    import training.train as tt
+
+    class CtrlC(BaseCallback):
+        def _on_training_start(self) -> None:
+            raise KeyboardInterrupt
+
+        def _on_step(self) -> bool:
+            return True
+
+    cfg = _no_warm_start(tmp_path, 2048)
+    stop = _stopped_by(monkeypatch, cfg, CtrlC())
+    assert stop.checkpoint is None and stop.warm_start
+    assert not cfg.run_dir.exists() or not any(cfg.run_dir.iterdir())
+    monkeypatch.undo()
+    assert tt.train(cfg).name == "final.zip"  # the same command again
+
+    warm = load_config(ROOT / "configs" / "smoke.yaml", checkpoint_dir=str(tmp_path / "ck2"),
+                       tensorboard_dir=str(tmp_path / "tb2"))
+    stop = _stopped_by(monkeypatch, warm, CtrlC())
+    kept = warm.run_dir / "pretrained.zip"
+    assert stop.checkpoint == kept and kept.is_file()
+    assert tt.stopped_message(stop, "c.yaml") == (
+        f"stopped before PPO's first step: the warm start is in {kept}; continue with "
+        f"python -m training.train --config c.yaml --resume {kept}")
+    monkeypatch.undo()
+    assert load_model(tt.train(warm, resume=str(kept))).num_timesteps >= 2048
+
+
+def test_closing_subprocess_envs_after_a_stop_never_waits_for_a_lost_reply(tmp_path):
+    """Found by a second break-it review: a Ctrl-C inside ``step_wait``, after some
+    workers' replies were read, left SB3's ``close`` waiting for replies that never come
+    (a hang only ``kill -9`` ended). The stopped run's close terminates the workers."""
+    import threading
+
+    from training.train import _close_after_stop, make_vec_env
+
+    cfg = _no_warm_start(tmp_path, 2048, vec_env="subproc", n_envs=2)
+    vec = make_vec_env(cfg)
+    env = vec
+    while not hasattr(env, "processes"):
+        env = env.venv
+    vec.reset()
+    masks = np.stack(vec.env_method("action_masks"))
+    vec.step_async(masks.argmax(axis=1))
+    env.remotes[0].recv()  # one reply read, then the stop: the other is never read
+    closer = threading.Thread(target=_close_after_stop, args=(vec,), daemon=True)
+    closer.start()
+    closer.join(30)
+    assert not closer.is_alive(), "closing waited on a worker"
+    assert all(not p.is_alive() for p in env.processes)

@@ -23,6 +23,7 @@ from canasta_env.cli import (
     ArgumentParser,
     existing_file,
     fail,
+    ignore_signals_while_exiting,
     interrupted,
     positive_int,
     sigterm_as_interrupt,
@@ -73,6 +74,7 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as e:  # e.g. an unwritable checkpoint_dir
         return fail(p.prog, f"{e.strerror or e}: {e.filename or ''}")
     except KeyboardInterrupt as stop:
+        ignore_signals_while_exiting()  # saved: a second Ctrl-C must not cut the exit short
         said = stopped_message(stop, args.config, args.run_name, args.total_timesteps,
                                args.torch_threads)
         return interrupted(p.prog, f"training stopped; {said}")

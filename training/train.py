@@ -39,6 +39,7 @@ from canasta_env.cli import (
     existing_file,
     fail,
     held_signals,
+    ignore_signals_while_exiting,
     interrupted,
     positive_int,
     sigterm_as_interrupt,
@@ -397,11 +398,13 @@ class TrainingInterrupted(KeyboardInterrupt):
 
     Attributes:
         checkpoint: the file saved at the interruption, or ``None`` (stopped before PPO
-            played a step). During PPO it is ``model_<steps>.zip``: the weights (and
+            played a step; a new run's ``pretrained.zip`` then, when it has one: the warm
+            start to resume from). During PPO it is ``model_<steps>.zip``: the weights (and
             optimiser state) of the last PPO update that finished, with the steps played
             so far, like every periodic checkpoint; a stop in the middle of an update
-            saves the weights from before it. After the last update (the run had reached
-            its target) it is ``final.zip``.
+            saves the weights from before it (``model_<steps>_stopped.zip`` if a periodic
+            checkpoint of the same steps holds other weights). After the last update (the
+            run had reached its target) it is ``final.zip``.
         steps: the checkpoint's steps (0 without one).
         target: the run's ``total_timesteps``.
         rollout: steps per PPO update (``n_steps * n_envs``).
@@ -436,12 +439,16 @@ def stopped_message(stop: KeyboardInterrupt, config: str = "", run_name: str | N
     saved and the command that continues the run (the flags are the command's own)."""
     saved = getattr(stop, "checkpoint", None)
     if getattr(stop, "warm_start", False):
-        return "stopped during the warm start, before PPO: nothing saved; run the same " \
-               "command again to start over"
+        return "stopped before PPO's first step: nothing saved; run the same command " \
+               "again to start over"
     if saved is None:
         return "checkpoints saved so far are kept (--resume one)"
     if saved.name == "final.zip":
         return f"the run had reached its target: saved {saved}"
+    if saved.name == "pretrained.zip":
+        again = resume_command(config, run_name, total_timesteps, torch_threads, saved)
+        return f"stopped before PPO's first step: the warm start is in {saved}; continue " \
+               f"with {again}"
     target = total_timesteps
     note = ""
     if stop.steps >= stop.target:  # stopped in the last update: resuming needs a new target
@@ -522,6 +529,13 @@ class _UpdateGuard:
     def __init__(self) -> None:
         self.updating = False
         self.before: tuple[dict, dict] | None = None
+        self.rollout_end = -1  # steps at the end of the last rollout
+        self.trained_through = -1  # steps of the last rollout whose update has finished
+
+    def _update_done(self) -> None:
+        if self.updating:
+            self.trained_through = self.rollout_end
+        self.updating = False
 
     def callback(self):
         """The SB3 callback that keeps the guard up to date; put it first in the list."""
@@ -531,7 +545,7 @@ class _UpdateGuard:
 
         class Guard(BaseCallback):
             def _on_rollout_start(self) -> None:
-                guard.updating = False
+                guard._update_done()
 
             def _on_rollout_end(self) -> None:
                 import copy
@@ -539,10 +553,11 @@ class _UpdateGuard:
                 policy = self.model.policy
                 guard.before = (copy.deepcopy(policy.state_dict()),
                                 copy.deepcopy(policy.optimizer.state_dict()))
+                guard.rollout_end = self.num_timesteps
                 guard.updating = True
 
             def _on_training_end(self) -> None:
-                guard.updating = False
+                guard._update_done()
 
             def _on_step(self) -> bool:
                 return True
@@ -557,29 +572,58 @@ class _UpdateGuard:
 
 
 def _save_on_interrupt(model, guard: _UpdateGuard, run_dir: Path, before: int,
-                       cfg: TrainConfig) -> TrainingInterrupted:
+                       cfg: TrainConfig, fresh: bool) -> TrainingInterrupted:
     """Save what a stopped PPO run has (see :class:`TrainingInterrupted`) and return the
     exception that says so. Never writes over a file with other weights: a periodic
-    checkpoint of the same steps is kept (it holds the same weights when the stop came
-    in the update right after it)."""
+    checkpoint of the same steps is kept when it holds the same weights (no update has
+    finished since it was saved), else the stop is saved beside it as
+    ``model_<steps>_stopped.zip``. ``fresh``: a new run (not a resume)."""
     rollout = cfg.ppo.n_steps * cfg.n_envs
     steps = model.num_timesteps
     common = {"steps": steps, "target": cfg.total_timesteps, "rollout": rollout}
-    if steps <= before:
+    if steps <= before:  # PPO played no step
+        warm = run_dir / "pretrained.zip"
+        if fresh and warm.is_file():  # the warm start is kept: go on from it
+            return TrainingInterrupted(warm, **{**common, "steps": 0})
+        if fresh:  # only this run's config.yaml is there: the same command starts over
+            for p in (run_dir / "config.yaml", run_dir / "resumes.yaml"):
+                p.unlink(missing_ok=True)
+            with contextlib.suppress(OSError):
+                run_dir.rmdir()
+            return TrainingInterrupted(None, warm_start=True, **common)
         return TrainingInterrupted(None, **common)
-    if steps >= cfg.total_timesteps and not guard.updating:  # after the last update
+    if guard.trained_through >= cfg.total_timesteps:  # the last update has finished
         final = run_dir / "final.zip"
         if not final.exists():
             save_atomic(model, final)
             return TrainingInterrupted(final, **common)
-    mid_update = guard.updating
-    guard.restore(model)
+    guard.restore(model)  # a stop in an update: the weights from before it
     path = run_dir / f"model_{steps:09d}.zip"
-    if path.exists() and not mid_update:  # saved before the update that has finished since
+    if path.exists() and guard.trained_through == steps:  # saved before that update
         path = _free_name(run_dir, f"model_{steps:09d}_stopped{{k}}.zip")
-    if not (path.exists() and mid_update):  # else: the periodic one holds these weights
+    if not path.exists():  # else: the periodic one of these steps holds these weights
         save_atomic(model, path)
     return TrainingInterrupted(path, **common)
+
+
+def _close_after_stop(vec) -> None:
+    """Close the envs of a stopped run without waiting on them: ``subproc`` workers may
+    have died of the same Ctrl-C, or may owe a reply to a step the stop cut short (their
+    ``close`` would then wait for ever), so they are terminated instead."""
+    env = vec
+    while not hasattr(env, "processes") and hasattr(env, "venv"):
+        env = env.venv
+    if hasattr(env, "processes"):
+        for proc in env.processes:
+            with contextlib.suppress(Exception):
+                proc.terminate()
+        for proc in env.processes:
+            with contextlib.suppress(Exception):
+                proc.join(5)
+        env.closed = True
+        return
+    with contextlib.suppress(Exception):
+        vec.close()
 
 
 def train(cfg: TrainConfig, resume: str | None = None) -> Path:
@@ -685,8 +729,8 @@ def train(cfg: TrainConfig, resume: str | None = None) -> Path:
     try:
         pretrain = _warm_start(cfg, model, resume)
     except KeyboardInterrupt:
-        with contextlib.suppress(Exception):
-            vec.close()
+        with held_signals():
+            _close_after_stop(vec)
         raise TrainingInterrupted(None, warm_start=True) from None
     if pretrain is not None:  # the warm start, to compare PPO against
         save_atomic(model, run_dir / "pretrained.zip")
@@ -719,9 +763,8 @@ def train(cfg: TrainConfig, resume: str | None = None) -> Path:
                         progress_bar=cfg.progress_bar)
         except KeyboardInterrupt:  # Ctrl-C, or SIGTERM under sigterm_as_interrupt
             with held_signals():  # a second Ctrl-C must not cut the save short
-                stop = _save_on_interrupt(model, guard, run_dir, before, cfg)
-                with contextlib.suppress(Exception):  # subproc workers may be gone already
-                    vec.close()
+                stop = _save_on_interrupt(model, guard, run_dir, before, cfg, resume is None)
+                _close_after_stop(vec)
             raise stop from None
     final = run_dir / "final.zip"
     if final.exists():  # never expected (set aside above); never written over either
@@ -763,6 +806,7 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as e:  # e.g. an unwritable checkpoint_dir
         return fail(p.prog, f"{e.strerror or e}: {e.filename or ''}")
     except KeyboardInterrupt as stop:
+        ignore_signals_while_exiting()  # saved: a second Ctrl-C must not cut the exit short
         return interrupted(p.prog, stopped_message(stop, args.config, args.run_name,
                                                    args.total_timesteps, args.torch_threads))
     print(f"saved {final}")
