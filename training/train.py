@@ -408,7 +408,8 @@ class TrainingInterrupted(KeyboardInterrupt):
         steps: the checkpoint's steps (0 without one).
         target: the run's ``total_timesteps``.
         rollout: steps per PPO update (``n_steps * n_envs``).
-        warm_start: stopped during the warm start (nothing saved).
+        warm_start: a new run stopped during its warm start, or before PPO's first
+            step without one: nothing saved, the folder left for the same command.
     """
 
     def __init__(self, checkpoint: Path | None, steps: int = 0, target: int = 0,
