@@ -523,10 +523,7 @@ def test_a_resumed_run_follows_the_learning_rate_anneal(tmp_path):
     steps) run at 1.5e-4 (after 3,072 steps) and 0 (after 4,096)."""
     from training.train import train
 
-    cfg = load_config(ROOT / "configs" / "smoke.yaml", checkpoint_dir=str(tmp_path / "ck"),
-                      tensorboard_dir=str(tmp_path / "tb"), total_timesteps=2048)
-    cfg = cfg.model_copy(update={"pretrain": cfg.pretrain.model_copy(
-        update={"decisions": 0, "dagger_rounds": 0})})
+    cfg = _no_warm_start(tmp_path, 2048)
     first = train(cfg)
     assert load_model(first).policy.optimizer.param_groups[0]["lr"] == 3e-4
     ppo = cfg.ppo.model_copy(update={"learning_rate_final": 0.0, "anneal_from": 2048})
@@ -869,6 +866,8 @@ def test_an_interrupt_with_subprocess_envs_whose_workers_are_gone(tmp_path, monk
     (found by a break-it review: a traceback and exit code 1)."""
     from stable_baselines3.common.callbacks import BaseCallback
 
+    from training.train import subproc_of
+
 
     cfg = _no_warm_start(tmp_path, 100_000, checkpoint_every=100_000, vec_env="subproc",
                          n_envs=2)
@@ -876,10 +875,7 @@ def test_an_interrupt_with_subprocess_envs_whose_workers_are_gone(tmp_path, monk
     class CtrlC(BaseCallback):
         def _on_step(self) -> bool:
             if self.num_timesteps >= 400:
-                env = self.training_env
-                while not hasattr(env, "processes"):
-                    env = env.venv
-                for proc in env.processes:  # as SIGINT does to the workers
+                for proc in subproc_of(self.training_env).processes:  # as SIGINT does
                     proc.kill()
                     proc.join()
                 raise KeyboardInterrupt
@@ -981,13 +977,11 @@ def test_closing_subprocess_envs_after_a_stop_never_waits_for_a_lost_reply(tmp_p
     (a hang only ``kill -9`` ended). The stopped run's close terminates the workers."""
     import threading
 
-    from training.train import _close_after_stop, make_vec_env
+    from training.train import _close_after_stop, make_vec_env, subproc_of
 
     cfg = _no_warm_start(tmp_path, 2048, vec_env="subproc", n_envs=2)
     vec = make_vec_env(cfg)
-    env = vec
-    while not hasattr(env, "processes"):
-        env = env.venv
+    env = subproc_of(vec)
     vec.reset()
     masks = np.stack(vec.env_method("action_masks"))
     vec.step_async(masks.argmax(axis=1))

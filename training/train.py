@@ -607,14 +607,23 @@ def _save_on_interrupt(model, guard: _UpdateGuard, run_dir: Path, before: int,
     return TrainingInterrupted(path, **common)
 
 
+def subproc_of(vec):
+    """The ``SubprocVecEnv`` under ``vec``'s wrappers, or ``None`` (SB3's
+    ``unwrap_vec_wrapper`` finds wrappers only, not the env they wrap)."""
+    from stable_baselines3.common.vec_env import SubprocVecEnv
+
+    env = vec
+    while not isinstance(env, SubprocVecEnv) and hasattr(env, "venv"):
+        env = env.venv
+    return env if isinstance(env, SubprocVecEnv) else None
+
+
 def _close_after_stop(vec) -> None:
     """Close the envs of a stopped run without waiting on them: ``subproc`` workers may
     have died of the same Ctrl-C, or may owe a reply to a step the stop cut short (their
     ``close`` would then wait for ever), so they are terminated instead."""
-    env = vec
-    while not hasattr(env, "processes") and hasattr(env, "venv"):
-        env = env.venv
-    if hasattr(env, "processes"):
+    env = subproc_of(vec)
+    if env is not None:
         for proc in env.processes:
             with contextlib.suppress(Exception):
                 proc.terminate()
