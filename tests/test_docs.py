@@ -186,3 +186,85 @@ def test_curve_script_checks_its_input_and_draws_the_shipped_curve(tmp_path):
     else:
         assert r.returncode == 0, r.stderr
         assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def _going_out_check_module():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "going_out_check", ROOT / "docs" / "going_out_check.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_going_out_check_changes_only_losing_going_out_melds():
+    """``docs/going_out_check.py`` (README, Reference policies, Classic: the check that
+    was not adopted): every decision it changes was a meld leaving at most one card in
+    hand whose estimated hand score loses, and becomes the network's best legal action
+    that does not go out; everything else is the network's own argmax."""
+    pytest.importorskip("sb3_contrib")
+    import numpy as np
+
+    from canasta_env.policies import TableView
+    from training.checkpoint import load_policy_checkpoint
+    from training.evaluate import evaluate_policies
+
+    mod = _going_out_check_module()
+    net = load_policy_checkpoint(ROOT / "checkpoints" / "reference" / "classic.zip")
+    seen = []
+
+    class Recording(mod.GoingOutCheck):
+        def act_batch(self, observations, masks):
+            out = super().act_batch(observations, masks)
+            seen.append((observations.copy(), masks.copy(), out.copy()))
+            return out
+
+    check = Recording(net)
+    evaluate_policies(check, "heuristic", hands=60, seed=100)
+    changed = 0
+    for obs, masks, acts in seen:
+        logits = net.logits_batch(obs, masks)
+        for o, m, lg, a in zip(obs, masks, logits, acts):
+            assert m[a] == 1
+            best = int(np.argmax(lg))
+            if a == best:
+                continue
+            changed += 1
+            v = TableView(o)
+            assert mod.commits(v, best) and mod.going_out_loses(v, best)
+            assert not mod.commits(v, int(a))
+            others = [b for b in np.flatnonzero(m) if not mod.commits(v, int(b))]
+            assert lg[a] == max(lg[b] for b in others)
+    assert changed == check.changed > 0
+
+
+def test_going_out_check_estimate_counts_the_table_exactly():
+    """The check's estimate on a position counted by hand (docs/RULES.md §2.15): melded
+    cards, a canasta bonus the meld completes, red 3s and the going-out bonus against the
+    opponents' melds; no hidden card anywhere, so the estimate is the exact score."""
+    from canasta_env.engine import actions as A
+    from canasta_env.policies import TableView
+
+    mod = _going_out_check_module()
+    v = TableView.__new__(TableView)
+    z = [0] * 15
+    v.hand = list(z)
+    v.hand[10] = 1          # one natural of class 10 (a ten: 10 points) to add
+    v.nat = [list(z), list(z)]
+    v.jok, v.two = [list(z), list(z)], [list(z), list(z)]
+    v.nat[0][10], v.jok[0][10] = 5, 1   # our tens: 5 naturals + a joker, 6 cards
+    v.nat[1][14] = 7                    # their natural canasta of aces: 140 + 500
+    v.wild = [[a + b for a, b in zip(v.jok[t], v.two[t])] for t in (0, 1)]
+    v.red3 = [1, 0, 0, 0]
+    v.known = [None, list(z), list(z), list(z)]
+    v.sizes = [1, 0, 0, 0]
+    v.opened = [True, True]
+    v.must_out = v.asked_yes = False
+    a = A.ADD_TO_MELD + 3 * 6 + 0       # add a natural ten (MELD_RANKS[6] is the ten)
+    assert mod.commits(v, a)
+    # ours: 6 tens 60 + joker 50 + mixed canasta 300 + red 3 100 + going out 100 = 610;
+    # theirs: 140 + 500 = 640: going out loses
+    assert mod.going_out_loses(v, a)
+    v.red3 = [2, 0, 0, 0]               # 710 > 640: it wins
+    assert not mod.going_out_loses(v, a)
