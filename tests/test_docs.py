@@ -228,10 +228,12 @@ def test_going_out_check_changes_only_losing_going_out_melds():
         for o, m, lg, a in zip(obs, masks, logits, acts):
             assert m[a] == 1
             best = int(np.argmax(lg))
-            if a == best:
+            v = TableView(o)
+            if a == best:  # unchanged: never a losing going out it could have avoided
+                assert not (mod.going_out_loses(v, best) and any(
+                    not mod.commits(v, int(b)) for b in np.flatnonzero(m)))
                 continue
             changed += 1
-            v = TableView(o)
             assert mod.commits(v, best) and mod.going_out_loses(v, best)
             assert not mod.commits(v, int(a))
             others = [b for b in np.flatnonzero(m) if not mod.commits(v, int(b))]
@@ -239,32 +241,65 @@ def test_going_out_check_changes_only_losing_going_out_melds():
     assert changed == check.changed > 0
 
 
-def test_going_out_check_estimate_counts_the_table_exactly():
-    """The check's estimate on a position counted by hand (docs/RULES.md §2.15): melded
-    cards, a canasta bonus the meld completes, red 3s and the going-out bonus against the
-    opponents' melds; no hidden card anywhere, so the estimate is the exact score."""
-    from canasta_env.engine import actions as A
+def _view(**pieces):
+    """A Classic ``TableView`` with empty hands and melds, then ``pieces`` set."""
     from canasta_env.policies import TableView
 
-    mod = _going_out_check_module()
-    v = TableView.__new__(TableView)
     z = [0] * 15
+    v = TableView.__new__(TableView)
     v.hand = list(z)
-    v.hand[10] = 1          # one natural of class 10 (a ten: 10 points) to add
-    v.nat = [list(z), list(z)]
-    v.jok, v.two = [list(z), list(z)], [list(z), list(z)]
-    v.nat[0][10], v.jok[0][10] = 5, 1   # our tens: 5 naturals + a joker, 6 cards
-    v.nat[1][14] = 7                    # their natural canasta of aces: 140 + 500
-    v.wild = [[a + b for a, b in zip(v.jok[t], v.two[t])] for t in (0, 1)]
-    v.red3 = [1, 0, 0, 0]
+    v.nat, v.jok, v.two = [list(z), list(z)], [list(z), list(z)], [list(z), list(z)]
+    v.red3, v.sizes = [0, 0, 0, 0], [0, 0, 0, 0]
     v.known = [None, list(z), list(z), list(z)]
-    v.sizes = [1, 0, 0, 0]
     v.opened = [True, True]
     v.must_out = v.asked_yes = False
-    a = A.ADD_TO_MELD + 3 * 6 + 0       # add a natural ten (MELD_RANKS[6] is the ten)
-    assert mod.commits(v, a)
-    # ours: 6 tens 60 + joker 50 + mixed canasta 300 + red 3 100 + going out 100 = 610;
-    # theirs: 140 + 500 = 640: going out loses
-    assert mod.going_out_loses(v, a)
-    v.red3 = [2, 0, 0, 0]               # 710 > 640: it wins
-    assert not mod.going_out_loses(v, a)
+    for k, val in pieces.items():
+        setattr(v, k, val)
+    v.wild = [[a + b for a, b in zip(v.jok[t], v.two[t])] for t in (0, 1)]
+    return v
+
+
+def _classes(**n):
+    from canasta_env.engine.cards import NAME_TO_CLASS
+
+    out = [0] * 15
+    for name, k in n.items():
+        out[NAME_TO_CLASS[{"ten": "10", "five": "5", "joker": "Joker"}.get(name, name)]] = k
+    return out
+
+
+def test_going_out_check_estimate_counts_each_term():
+    """The check's estimate (points: ours, theirs) on positions counted by hand
+    (docs/RULES.md §2.15), one term changed at a time: melded cards and a canasta the meld
+    completes, a natural canasta turned mixed, red 3s (negative for a side without
+    melds), the going-out bonus (200 while unopened), hidden hands (known cards exactly,
+    11.3 per other card)."""
+    from canasta_env.engine import actions as A
+
+    mod = _going_out_check_module()
+    add_ten = A.ADD_TO_MELD + 3 * 6          # MELD_RANKS[6] is the ten
+    # our tens: 5 naturals + a joker; my last card a ten; their natural canasta of aces
+    base = dict(hand=_classes(ten=1), nat=[_classes(ten=5), _classes(A=7)],
+                jok=[_classes(ten=1), [0] * 15])
+    v = _view(**base, red3=[1, 0, 0, 0])
+    assert mod.commits(v, add_ten)
+    # ours: 6 tens 60 + joker 50 + mixed canasta 300 + red 3 100 + going out 100
+    assert mod.estimate(v, add_ten) == (610, 640)
+    assert mod.going_out_loses(v, add_ten)
+    assert not mod.going_out_loses(_view(**base, red3=[2, 0, 0, 0]), add_ten)  # 710 > 640
+    v = _view(**base, red3=[1, 1, 0, 1], sizes=[1, 2, 3, 2],
+              known=[None, _classes(joker=1), [0] * 15, [0] * 15])
+    ours, theirs = mod.estimate(v, add_ten)  # partner 3 x 11.3; left 50 + 11.3; right 22.6
+    assert (ours, theirs) == pytest.approx((610 - 33.9, 640 + 200 - 61.3 - 22.6))
+    v = _view(**base, must_out=True)
+    assert not mod.going_out_loses(v, add_ten)  # bound to go out: never refused
+    # a joker on our natural canasta of kings: 70 + 50, the bonus 500 becomes 300
+    add_joker_k = A.ADD_TO_MELD + 3 * 9 + 1
+    v = _view(hand=_classes(joker=1), nat=[_classes(K=7), [0] * 15])
+    assert mod.estimate(v, add_joker_k) == (420 + 100, 0)
+    # unopened: three 5s laid and out concealed (200); their red 3 without melds is -100
+    start_fives = A.START_MELD + 3 * 1
+    v = _view(hand=_classes(five=3), red3=[1, 1, 0, 0], opened=[False, False])
+    assert mod.commits(v, start_fives)
+    assert mod.estimate(v, start_fives) == (15 + 100 + 200, -100)
+    assert not mod.commits(_view(hand=_classes(five=3, K=2)), start_fives)  # 2 cards left

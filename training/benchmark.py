@@ -123,7 +123,7 @@ def measure_ppo_peer(cfg, seconds: float) -> float:
     from .train import make_vec_env
 
     peer = cfg.model_copy(update={"vec_env": "subproc", "n_envs": 2})
-    # the same rollout size: 2 x 2,048 for the default 64 games x 64 steps
+    # the same rollout size: 2 x 16,384 for the default 64 games x 512 steps
     peer.ppo = cfg.ppo.model_copy(update={"n_steps": cfg.ppo.n_steps * cfg.n_envs // 2})
     vec = make_vec_env(peer)
     model = _model(peer, vec)
