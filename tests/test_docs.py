@@ -200,12 +200,14 @@ def _going_out_check_module():
 
 def test_going_out_check_changes_only_losing_going_out_melds():
     """``docs/going_out_check.py`` (README, Reference policies, Classic: the check that
-    was not adopted): every decision it changes was a meld leaving at most one card in
-    hand whose estimated hand score loses, and becomes the network's best legal action
-    that does not go out; everything else is the network's own argmax."""
+    was not adopted): every decision it changes was a commitment to go out whose
+    estimated hand score loses, and becomes the network's best legal action that neither
+    commits nor asks partner; every other decision is the network's own argmax, and none
+    of them is a losing commitment it could have avoided."""
     pytest.importorskip("sb3_contrib")
     import numpy as np
 
+    from canasta_env.engine import actions as A
     from canasta_env.policies import TableView
     from training.checkpoint import load_policy_checkpoint
     from training.evaluate import evaluate_policies
@@ -231,18 +233,22 @@ def test_going_out_check_changes_only_losing_going_out_melds():
             v = TableView(o)
             if a == best:  # unchanged: never a losing going out it could have avoided
                 assert not (mod.going_out_loses(v, best) and any(
-                    not mod.commits(v, int(b)) for b in np.flatnonzero(m)))
+                    not mod.commits(v, int(b)) and b != A.ASK_PARTNER
+                    for b in np.flatnonzero(m)))
                 continue
             changed += 1
             assert mod.commits(v, best) and mod.going_out_loses(v, best)
-            assert not mod.commits(v, int(a))
-            others = [b for b in np.flatnonzero(m) if not mod.commits(v, int(b))]
+            assert not mod.commits(v, int(a)) and a != A.ASK_PARTNER
+            others = [b for b in np.flatnonzero(m)
+                      if not mod.commits(v, int(b)) and b != A.ASK_PARTNER]
             assert lg[a] == max(lg[b] for b in others)
     assert changed == check.changed > 0
 
 
 def _view(**pieces):
-    """A Classic ``TableView`` with empty hands and melds, then ``pieces`` set."""
+    """A Classic ``TableView`` in phase MELD with empty hands, melds and pile, both sides
+    opened before this turn, then ``pieces`` set."""
+    from canasta_env.engine.state import Phase
     from canasta_env.policies import TableView
 
     z = [0] * 15
@@ -253,6 +259,7 @@ def _view(**pieces):
     v.known = [None, list(z), list(z), list(z)]
     v.opened = [True, True]
     v.must_out = v.asked_yes = False
+    v.phase, v.turn_points, v.top, v.pile = Phase.MELD, 0, -1, list(z)
     for k, val in pieces.items():
         setattr(v, k, val)
     v.wild = [[a + b for a, b in zip(v.jok[t], v.two[t])] for t in (0, 1)]
@@ -262,9 +269,11 @@ def _view(**pieces):
 def _classes(**n):
     from canasta_env.engine.cards import NAME_TO_CLASS
 
+    names = {"ten": "10", "nine": "9", "five": "5", "four": "4", "joker": "Joker", "two": "2",
+             "b3": "black 3"}
     out = [0] * 15
     for name, k in n.items():
-        out[NAME_TO_CLASS[{"ten": "10", "five": "5", "joker": "Joker"}.get(name, name)]] = k
+        out[NAME_TO_CLASS[names.get(name, name)]] = k
     return out
 
 
@@ -272,9 +281,10 @@ def test_going_out_check_estimate_counts_each_term():
     """The check's estimate (points: ours, theirs) on positions counted by hand
     (docs/RULES.md §2.15), one term changed at a time: melded cards and a canasta the meld
     completes, a natural canasta turned mixed, red 3s (negative for a side without
-    melds), the going-out bonus (200 while unopened), hidden hands (known cards exactly,
-    11.3 per other card)."""
+    melds), the going-out bonus (200 for a side opening this turn), hidden hands (known
+    cards exactly, 11.3 per other card), the best way to play a last card."""
     from canasta_env.engine import actions as A
+    from canasta_env.engine.state import Phase
 
     mod = _going_out_check_module()
     add_ten = A.ADD_TO_MELD + 3 * 6          # MELD_RANKS[6] is the ten
@@ -286,20 +296,66 @@ def test_going_out_check_estimate_counts_each_term():
     # ours: 6 tens 60 + joker 50 + mixed canasta 300 + red 3 100 + going out 100
     assert mod.estimate(v, add_ten) == (610, 640)
     assert mod.going_out_loses(v, add_ten)
+    assert not mod.going_out_loses(_view(**base, red3=[1, 0, 0, 0], asked_yes=True), add_ten)
+    assert not mod.going_out_loses(_view(**base, red3=[1, 0, 0, 0], must_out=True), add_ten)
     assert not mod.going_out_loses(_view(**base, red3=[2, 0, 0, 0]), add_ten)  # 710 > 640
+    # a tie is not a loss: ours 610 = theirs 640 - 30 of the left opponent's 2 known fives
+    tie = _view(**base, red3=[1, 0, 0, 0], sizes=[1, 2, 0, 0],
+                known=[None, _classes(five=2), [0] * 15, [0] * 15])
+    assert mod.estimate(tie, add_ten) == (610, 630) and mod.going_out_loses(tie, add_ten)
+    tie.sizes, tie.known[1] = [1, 3, 0, 0], _classes(ten=3)
+    assert mod.estimate(tie, add_ten) == (610, 610) and not mod.going_out_loses(tie, add_ten)
     v = _view(**base, red3=[1, 1, 0, 1], sizes=[1, 2, 3, 2],
               known=[None, _classes(joker=1), [0] * 15, [0] * 15])
     ours, theirs = mod.estimate(v, add_ten)  # partner 3 x 11.3; left 50 + 11.3; right 22.6
     assert (ours, theirs) == pytest.approx((610 - 33.9, 640 + 200 - 61.3 - 22.6))
-    v = _view(**base, must_out=True)
-    assert not mod.going_out_loses(v, add_ten)  # bound to go out: never refused
+    # opened this turn (opening points laid): the player goes out concealed, 200
+    assert mod.estimate(_view(**base, red3=[1, 0, 0, 0], turn_points=60), add_ten) == (710, 640)
     # a joker on our natural canasta of kings: 70 + 50, the bonus 500 becomes 300
     add_joker_k = A.ADD_TO_MELD + 3 * 9 + 1
     v = _view(hand=_classes(joker=1), nat=[_classes(K=7), [0] * 15])
     assert mod.estimate(v, add_joker_k) == (420 + 100, 0)
-    # unopened: three 5s laid and out concealed (200); their red 3 without melds is -100
+    # a wild card on a canasta already mixed: +20 only
+    add_two_k = A.ADD_TO_MELD + 3 * 9 + 2
+    v = _view(hand=_classes(two=1), nat=[_classes(K=6), [0] * 15], jok=[_classes(K=1), [0] * 15])
+    assert mod.estimate(v, add_two_k) == (60 + 50 + 20 + 300 + 100, 0)
+    # a last card: a 9 with no meld of 9s is discarded; with 6 nines on the table it is
+    # melded and completes a natural canasta (+9 points of the card, +500)
+    two_left = dict(hand=_classes(ten=1, nine=1), jok=[_classes(ten=1), [0] * 15])
+    v = _view(**two_left, nat=[_classes(ten=5), [0] * 15])
+    assert mod.commits(v, add_ten) and mod.estimate(v, add_ten) == (410 + 100, 0)
+    v = _view(**two_left, nat=[_classes(ten=5, nine=6), [0] * 15])
+    assert mod.estimate(v, add_ten) == (410 + 60 + 10 + 500 + 100, 0)
+    # three cards left after the meld: no commitment
+    assert not mod.commits(_view(hand=_classes(ten=1, nine=2), nat=[_classes(ten=5), [0] * 15]),
+                           add_ten)
+    # black 3s always commit (the player must then go out), whatever is left
+    v = _view(hand=_classes(b3=3, K=2), nat=[_classes(K=7), [0] * 15])
+    assert mod.commits(v, A.MELD_BLACK_THREES)
+    assert mod.estimate(v, A.MELD_BLACK_THREES) == (570 + 15 + 10 + 100, 0)  # a king discarded
+    # taking a one-card pile with the last pair goes out at once
+    v = _view(hand=_classes(Q=2), nat=[_classes(K=7), [0] * 15], phase=Phase.DRAW,
+              top=_classes(Q=1).index(1), pile=_classes(Q=1))
+    assert mod.commits(v, A.TAKE_PAIR) and mod.estimate(v, A.TAKE_PAIR) == (570 + 30 + 100, 0)
+    assert not mod.commits(_view(hand=_classes(Q=2), phase=Phase.DRAW, opened=[False, True],
+                                 top=_classes(Q=1).index(1), pile=_classes(Q=1)), A.TAKE_PAIR)
+    # in phase PICKUP a meld can collect the set-aside pile: never a commitment
     start_fives = A.START_MELD + 3 * 1
+    v = _view(hand=_classes(five=3), phase=Phase.PICKUP, opened=[False, False])
+    assert not mod.commits(v, start_fives)
+    # unopened: three 5s laid and out concealed (200); their red 3 without melds is -100
     v = _view(hand=_classes(five=3), red3=[1, 1, 0, 0], opened=[False, False])
     assert mod.commits(v, start_fives)
     assert mod.estimate(v, start_fives) == (15 + 100 + 200, -100)
-    assert not mod.commits(_view(hand=_classes(five=3, K=2)), start_fives)  # 2 cards left
+
+
+def test_going_out_check_reads_classic_observations_only():
+    pytest.importorskip("sb3_contrib")
+    import numpy as np
+
+    from canasta_env.observation import OBS_SIZE_HAND_AND_FOOT
+
+    mod = _going_out_check_module()
+    check = mod.GoingOutCheck(net=None)
+    with pytest.raises(ValueError, match="Classic observations"):
+        check.act_batch(np.zeros((1, OBS_SIZE_HAND_AND_FOOT), np.float32), np.ones((1, 98)))
