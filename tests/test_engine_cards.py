@@ -85,6 +85,28 @@ def test_describe_and_parse_reject_unknowns():
         actions.parse("fly away")
 
 
+def test_describe_takes_numpy_ids_and_refuses_what_is_not_an_int():
+    """Ids from ``np.flatnonzero(mask)`` are numpy integers: described like ints (they
+    were refused as "outside 0..90", found by a review); bools, floats and strings are
+    not ids, in both the Classic and the Hand and Foot table."""
+    import numpy as np
+
+    from canasta_env.engine import preset
+    from canasta_env.engine.actions import table
+
+    mask = np.zeros(actions.NUM_ACTIONS, np.int8)
+    mask[actions.add_to_meld(C.TEN, 0)] = 1
+    assert actions.describe(np.flatnonzero(mask)[0]) == "add natural to 10 meld"
+    hf = table(preset("hand_and_foot"))
+    assert hf.describe(np.int32(hf.num_actions - 1)) == hf.descriptions[-1]
+    for bad in (True, np.True_, 57.0, np.float32(3), "3", None):
+        for describe in (actions.describe, hf.describe):
+            with pytest.raises(ValueError, match="action id must be an int, got"):
+                describe(bad)
+    with pytest.raises(ValueError, match=r"action id np.int64\(91\) is outside 0..90"):
+        actions.describe(np.int64(91))
+
+
 def test_illegal_action_error_names_the_action():
     g = build(hands=("K K K 5 6 7 8 9 10 J Q", "4 4 4 5 5 5 6 6 6 7 7",
                      "8 8 8 9 9 9 10 10 10 J J", "Q Q Q A A A 4 4 5 6 7"),

@@ -53,6 +53,8 @@ TAKE_WILD_PAIR                  1      take the pile (a wild card on top) with a
 
 from __future__ import annotations
 
+import operator
+
 from .cards import CLASS_NAMES, DISCARDABLE, MELD_RANKS
 
 DRAW_STOCK = 0
@@ -149,6 +151,24 @@ def _build_hand_and_foot() -> list[str]:
     return d
 
 
+def _action_id(action: object, num_actions: int) -> int:
+    """``action`` as a Python int id in ``0 .. num_actions - 1``: an int or a numpy integer
+    (e.g. from ``np.flatnonzero(mask)``), never a bool or a float.
+
+    Raises:
+        ValueError: not an integer, or outside the range (the message says which).
+    """
+    try:
+        if isinstance(action, bool):
+            raise TypeError
+        i = operator.index(action)  # ints and numpy integers; not floats, numpy bools
+    except TypeError:
+        raise ValueError(f"action id must be an int, got {action!r}") from None
+    if not 0 <= i < num_actions:
+        raise ValueError(f"action id {action!r} is outside 0..{num_actions - 1}")
+    return i
+
+
 class ActionTable:
     """The action table of one variant: its size, descriptions, :meth:`describe` and
     :meth:`parse`."""
@@ -166,10 +186,7 @@ class ActionTable:
         Raises:
             ValueError: the id is outside ``0 .. num_actions - 1``.
         """
-        if isinstance(action, bool) or not isinstance(action, int) or \
-                not 0 <= action < self.num_actions:
-            raise ValueError(f"action id {action!r} is outside 0..{self.num_actions - 1}")
-        return self.descriptions[action]
+        return self.descriptions[_action_id(action, self.num_actions)]
 
     def parse(self, text: str) -> int:
         """Action id of a description (case and surrounding spaces ignored).
@@ -209,9 +226,7 @@ def describe(action: int) -> str:
     Raises:
         ValueError: the id is outside ``0 .. NUM_ACTIONS - 1``.
     """
-    if not isinstance(action, int) or not 0 <= action < NUM_ACTIONS:
-        raise ValueError(f"action id {action!r} is outside 0..{NUM_ACTIONS - 1}")
-    return DESCRIPTIONS[action]
+    return DESCRIPTIONS[_action_id(action, NUM_ACTIONS)]
 
 
 def parse(text: str) -> int:
