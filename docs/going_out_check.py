@@ -41,7 +41,7 @@ from canasta_env.engine import actions as A  # noqa: E402
 from canasta_env.engine.cards import CARD_POINTS, JOKER, MELD_RANKS, NUM_CLASSES, RED_THREE, TWO  # noqa: E402
 from canasta_env.engine.state import Phase  # noqa: E402
 from canasta_env.observation import OBS_SIZE  # noqa: E402
-from canasta_env.policies import TableView, _apply_meld  # noqa: E402
+from canasta_env.policies import TableView, _apply_meld, hand_value  # noqa: E402
 
 CANASTA, MAX_WILDS = 7, 3
 #: takes of the discard pile: (cards of the upcard's rank used from hand, wild card used)
@@ -63,9 +63,8 @@ def _after(v: TableView, a: int):
     take of the pile), or ``None`` for any other action."""
     hand, nat, wild = list(v.hand), list(v.nat[0]), list(v.wild[0])
     if _is_meld(a):
-        before = sum(n * p for n, p in zip(hand, CARD_POINTS))
         _apply_meld(a, hand, nat, wild)
-        used = before - sum(n * p for n, p in zip(hand, CARD_POINTS))
+        used = hand_value(v.hand) - hand_value(hand)
     elif a in _TAKES and v.top >= 0:
         naturals, w = _TAKES[a]
         hand[v.top] -= naturals
@@ -122,7 +121,7 @@ def estimate(v: TableView, a: int) -> tuple[float, float]:
     left = sum(hand)
     if a == A.MELD_BLACK_THREES and left > 1:
         low = min(CARD_POINTS[c] for c in range(NUM_CLASSES) if hand[c])
-        finishes = [(base + sum(n * p for n, p in zip(hand, CARD_POINTS)) - low, nat, wild)]
+        finishes = [(base + hand_value(hand) - low, nat, wild)]
     elif left == 1:
         c = hand.index(1)
         targets = [c] if c in MELD_RANKS and nat[c] else \

@@ -198,7 +198,7 @@ def _going_out_check_module():
     return mod
 
 
-def test_going_out_check_changes_only_losing_going_out_melds():
+def test_going_out_check_changes_only_losing_commitments_to_go_out():
     """``docs/going_out_check.py`` (README, Reference policies, Classic: the check that
     was not adopted): every decision it changes was a commitment to go out whose
     estimated hand score loses, and becomes the network's best legal action that neither
