@@ -326,8 +326,8 @@ def test_positions_with_huge_counters_are_refused():
 
     pos = to_position(PyGame(preset("classic"), seed=1))
     for key, value, msg in (("decisions", 2**63, "decisions an int in 0..1,000,000,000,000,000"),
-                            ("hand_number", 2**31, "hand_number, minimum and turn_points "
-                                                   "within 0..100,000")):
+                            ("hand_number", 2**31, "hand_number must be in 0..99,999, got "
+                                                   "2,147,483,648")):
         bad = dict(pos, **{key: value})
         with pytest.raises(PositionError, match=msg):
             from_position(bad)
