@@ -286,7 +286,7 @@ def test_search_values_refuses_bad_arguments():
         search_values(vg, [0], h._core, determinisations=0)
     with pytest.raises(TypeError, match="seed must be an int"):
         search_values(vg, [0], h._core, seed="x")
-    with pytest.raises(ValueError, match="max_decisions must be >= 1"):
+    with pytest.raises(ValueError, match="max_decisions must be in 1..2,147,483,647, got 0"):
         search_values(vg, [0], h._core, max_decisions=0)
     with pytest.raises(ValueError, match="seat must be in 0..3"):
         determinised(NativeGame.from_position(vg.position(0)), 4, 0)

@@ -169,6 +169,33 @@ cdef int _fill_options(cn_options *o, object opts) except -1:
     return 0
 
 
+#: the most games one VectorGames holds
+MAX_GAMES = 1 << 24
+
+
+cdef object _int_in(str name, object x, object lo, object hi):
+    """``x`` as a Python int within ``lo..hi``, checked before any C conversion.
+
+    Raises:
+        TypeError: not an int (bools, floats and strings included).
+        ValueError: outside ``lo..hi`` (the message names the argument and the bounds).
+    """
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, np.integer)):
+        raise TypeError(f"{name} must be an int, got {x!r}"[:200])
+    v = int(x)
+    if not lo <= v <= hi:
+        raise ValueError(f"{name} must be in {lo:,}..{hi:,}, got {v:,}"[:200])
+    return v
+
+
+cdef object _contiguous(object a):
+    """``a`` as a C-contiguous array (a copy only when it is not one already); read-only
+    arrays are read through const views, so they need no copy."""
+    if isinstance(a, np.ndarray) and not a.flags.c_contiguous:
+        return np.ascontiguousarray(a)
+    return a
+
+
 cdef inline int _fits(str what, Py_ssize_t n, Py_ssize_t cap) except -1:
     """Refuse (ValueError) a list of ``n`` entries bound for a C array of ``cap``."""
     if not 0 <= n <= cap:
@@ -570,17 +597,24 @@ cdef class NativeGame:
         self.legal_ok = False
         self._events()
 
-    def encode(self, int seat, out=None):
-        """Observation of ``seat`` (float32, bit-identical to observation.encode)."""
-        if not 0 <= seat < 4:
-            raise ValueError(f"seat must be 0..3, got {seat}")
+    def encode(self, seat, out=None):
+        """Observation of ``seat`` (0..3): float32 of shape (obs_size,), bit-identical to
+        observation.encode; written into ``out`` (a writeable C-contiguous float32 array
+        of that shape) when given.
+
+        Raises:
+            TypeError / ValueError: ``seat`` not an int in 0..3, or a bad ``out``.
+        """
+        cdef int st = _int_in("seat", seat, 0, 3)
         cdef int n = cn_obs_size(&self.s.o)
         if out is None:
             out = np.empty(n, dtype=np.float32)
+        elif not (isinstance(out, np.ndarray) and out.dtype == np.float32 and out.shape == (n,)
+                  and out.flags.c_contiguous and out.flags.writeable):
+            raise ValueError(f"out must be a writeable C-contiguous float32 array of shape "
+                             f"({n},), got {_describe(out)}")
         cdef float[::1] buf = out
-        if buf.shape[0] != n:
-            raise ValueError(f"out must have shape ({n},)")
-        cn_encode(self.s, seat, &_SCALE[0], &buf[0])
+        cn_encode(self.s, st, &_SCALE[0], &buf[0])
         return out
 
     def next_hand(self):

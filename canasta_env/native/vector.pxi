@@ -76,16 +76,16 @@ cdef class VectorGames:
     cdef int n_rounds
     cdef object _init_args  # (reward_scale, starting_scores, starting_round), for copies
 
-    def __cinit__(self, int num_games, *args, **kwargs):
-        if num_games < 1:
-            raise ValueError(f"num_games must be >= 1, got {num_games}")
+    def __cinit__(self, num_games, *args, **kwargs):
+        num_games = _int_in("num_games", num_games, 1, MAX_GAMES)
         self.games = <cn_state *>calloc(num_games, sizeof(cn_state))
         self.nlegal = <int *>calloc(num_games, sizeof(int))
         self.legal = <int *>calloc(num_games * 98, sizeof(int))
         self.seeds = <uint64_t *>calloc(num_games, sizeof(uint64_t))
         self.episodes = <uint64_t *>calloc(num_games, sizeof(uint64_t))
         if not (self.games and self.nlegal and self.legal and self.seeds and self.episodes):
-            raise MemoryError()
+            raise MemoryError(f"no memory for {num_games:,} games "
+                              f"({num_games * sizeof(cn_state) / 1e9:.1f} GB)")
         self.num_games = num_games
 
     def __dealloc__(self):
@@ -95,7 +95,7 @@ cdef class VectorGames:
         free(self.seeds)
         free(self.episodes)
 
-    def __init__(self, int num_games, options=None, seed=0, double reward_scale=0.001,
+    def __init__(self, num_games, options=None, seed=0, double reward_scale=0.001,
                  starting_scores=(0, 0), starting_round=1):
         if self.initialised:
             # the arrays were sized for this batch once, by __cinit__: a second __init__
@@ -366,17 +366,32 @@ cdef class VectorGames:
             o[i] = self.legal[i * 98 + <int>((x >> 32) % <uint64_t>self.nlegal[i])]
         return out
 
-    def position(self, int i):
-        """Game ``i`` in the JSON position format (event log and history not kept)."""
-        if not 0 <= i < self.num_games:
-            raise IndexError(f"game index {i} is outside 0..{self.num_games - 1}")
+    def position(self, i):
+        """Game ``i`` in the JSON position format (event log and history not kept).
+
+        Raises:
+            TypeError: ``i`` not an int. IndexError: outside 0..num_games-1.
+        """
+        i = self._index(i)
         return _py_to_position(_mirror(&self.games[i], self.options, int(self.seeds[i]), [], []))
 
-    def set_position(self, int i, pos):
+    cdef int _index(self, i) except -1:
+        if isinstance(i, (bool, np.bool_)) or not isinstance(i, (int, np.integer)):
+            raise TypeError(f"game index must be an int, got {i!r}"[:200])
+        if not 0 <= int(i) < self.num_games:
+            raise IndexError(f"game index {int(i)} is outside 0..{self.num_games - 1}")
+        return int(i)
+
+    def set_position(self, i, pos):
         """Put the JSON position ``pos`` (a running hand under this batch's options;
-        checked by the Python engine's reader) into game ``i`` and write its arrays."""
-        if not 0 <= i < self.num_games:
-            raise IndexError(f"game index {i} is outside 0..{self.num_games - 1}")
+        checked by the Python engine's reader) into game ``i`` and write its arrays.
+
+        Raises:
+            TypeError / IndexError: a bad index. PositionError: a malformed position.
+            ValueError: other options than the batch's, or nobody on turn. In every case
+            the batch is unchanged.
+        """
+        i = self._index(i)
         g = _py_from_position(pos)
         if g.options != self.options:
             raise ValueError(f"game {i}: the position's options differ from this batch's")
