@@ -28,8 +28,9 @@ def extensions():
     cflags = ["-O3", "-Wall", "-Wextra", "-ffp-contract=off"]
     ldflags = []
     if SANITIZE:
-        cflags = ["-O1", "-g", "-fsanitize=address,undefined", "-fno-omit-frame-pointer",
-                  "-Wall", "-Wextra", "-ffp-contract=off"]
+        # every UBSan finding is fatal (no recovery), so a run with one cannot pass
+        cflags = ["-O1", "-g", "-fsanitize=address,undefined", "-fno-sanitize-recover=all",
+                  "-fno-omit-frame-pointer", "-Wall", "-Wextra", "-ffp-contract=off"]
         ldflags = ["-fsanitize=address,undefined"]
     ext = Extension(
         "canasta_env.native._core",
