@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 import json
 
+from . import limits as L
 from .cards import (
     BLACK_THREE,
     CLASS_NAMES,
@@ -24,7 +25,6 @@ from .cards import (
     counts_to_names,
     deck_counts,
 )
-from . import limits as L
 from .legality import legal_actions
 from .options import OptionsError, RulesOptions
 from .reachable import UnreachableError, check_reachable
