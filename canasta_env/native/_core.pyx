@@ -14,6 +14,7 @@ from libc.stdlib cimport calloc, free
 from libc.string cimport memcpy, memset
 
 import copy as _copy
+from dataclasses import fields as _dataclass_fields
 
 import numpy as np
 
@@ -36,22 +37,20 @@ cdef extern from "core/state.h":
     enum: CN_MAXMINS
     enum: CN_MAXACTIONS
     enum: CN_MAXEVENTS
+    # the fields of CN_OPTION_INTS are set through CN_OPTION_FIELDS (by name); only those
+    # the binding reads are declared here
     ctypedef struct cn_options:
-        int decks, jokers, hand_size, target_score
         int n_opening
         cn_score opening_lo[32]
         int opening_min[32]
-        int max_wilds_per_meld, canasta_size, natural_canasta_bonus, mixed_canasta_bonus
-        int red_three_bonus, red_three_all_bonus, going_out_bonus, concealed_going_out_bonus
-        int canastas_to_go_out, black_three_freezes, red_three_last_card_may_meld
-        int one_card_pile_restriction, ask_partner_required, foot_size, rounds
         int n_round_min
         int round_min[32]
-        int draw_count, max_meld_size, wilds_at_most_half_naturals, wild_melds, wild_book_bonus
-        int clean_books_to_go_out, dirty_books_to_go_out, pile_pair_only, pile_wild_pair
-        int pile_take_limit, red_three_negative_unmelded, red_three_hand_penalty
-        int black_three_meld_max, black_three_melds
         int exact, num_actions
+    ctypedef struct cn_option_field:
+        const char *name
+        int offset
+    const cn_option_field CN_OPTION_FIELDS[]
+    const int CN_NUM_OPTION_FIELDS
     ctypedef struct cn_event:
         int8_t type, a, b
     ctypedef struct cn_state:
@@ -117,52 +116,39 @@ _EV_RED3, _EV_DECLINED, _EV_BOOK, _EV_FOOT, _EV_OUT, _EV_HAND_OVER = 1, 2, 3, 4,
 _SHEET_KEYS = ("table", "canasta_bonus", "red_threes", "going_out", "hand_penalty", "previous")
 
 
+def _option_fields():
+    """(name, byte offset) of every int / bool field of cn_options (CN_OPTION_FIELDS)."""
+    return [(CN_OPTION_FIELDS[i].name.decode(), CN_OPTION_FIELDS[i].offset)
+            for i in range(CN_NUM_OPTION_FIELDS)]
+
+
+_OPTION_FIELDS = _option_fields()
+assert all(0 <= off <= <int>sizeof(cn_options) - <int>sizeof(int) for _, off in _OPTION_FIELDS)
+_TABLES = {"variant", "opening_minimums", "round_minimums"}
+# one list of fields in C (state.h CN_OPTION_INTS), checked against RulesOptions here
+assert {n for n, _ in _OPTION_FIELDS} == \
+    {f.name for f in _dataclass_fields(RulesOptions)} - _TABLES, \
+    "cn_options (CN_OPTION_INTS in core/state.h) and RulesOptions have different fields"
+
+
 cdef int _fill_options(cn_options *o, object opts) except -1:
-    """Every RulesOptions field into the C struct (raises when a table is too long)."""
+    """Every RulesOptions field into the C struct: the int and bool fields by name through
+    CN_OPTION_FIELDS, then the two tables (raises when a table is too long)."""
     if not isinstance(opts, RulesOptions):
         raise TypeError(f"options must be RulesOptions, got {type(opts).__name__}")
     _fits("opening_minimums", len(opts.opening_minimums), CN_MAXMINS)
     _fits("round_minimums", len(opts.round_minimums), CN_MAXMINS)
-    o.decks = opts.decks
-    o.jokers = opts.jokers
-    o.hand_size = opts.hand_size
-    o.target_score = opts.target_score
+    cdef char *base = <char *>o
+    cdef int off
+    for name, off in _OPTION_FIELDS:
+        (<int *>(base + off))[0] = getattr(opts, name)
     o.n_opening = len(opts.opening_minimums)
     for i, (lo, m) in enumerate(opts.opening_minimums):
         o.opening_lo[i] = lo
         o.opening_min[i] = m
-    o.max_wilds_per_meld = opts.max_wilds_per_meld
-    o.canasta_size = opts.canasta_size
-    o.natural_canasta_bonus = opts.natural_canasta_bonus
-    o.mixed_canasta_bonus = opts.mixed_canasta_bonus
-    o.red_three_bonus = opts.red_three_bonus
-    o.red_three_all_bonus = opts.red_three_all_bonus
-    o.going_out_bonus = opts.going_out_bonus
-    o.concealed_going_out_bonus = opts.concealed_going_out_bonus
-    o.canastas_to_go_out = opts.canastas_to_go_out
-    o.black_three_freezes = opts.black_three_freezes
-    o.red_three_last_card_may_meld = opts.red_three_last_card_may_meld
-    o.one_card_pile_restriction = opts.one_card_pile_restriction
-    o.ask_partner_required = opts.ask_partner_required
-    o.foot_size = opts.foot_size
-    o.rounds = opts.rounds
     o.n_round_min = len(opts.round_minimums)
     for i, m in enumerate(opts.round_minimums):
         o.round_min[i] = m
-    o.draw_count = opts.draw_count
-    o.max_meld_size = opts.max_meld_size
-    o.wilds_at_most_half_naturals = opts.wilds_at_most_half_naturals
-    o.wild_melds = opts.wild_melds
-    o.wild_book_bonus = opts.wild_book_bonus
-    o.clean_books_to_go_out = opts.clean_books_to_go_out
-    o.dirty_books_to_go_out = opts.dirty_books_to_go_out
-    o.pile_pair_only = opts.pile_pair_only
-    o.pile_wild_pair = opts.pile_wild_pair
-    o.pile_take_limit = opts.pile_take_limit
-    o.red_three_negative_unmelded = opts.red_three_negative_unmelded
-    o.red_three_hand_penalty = opts.red_three_hand_penalty
-    o.black_three_meld_max = opts.black_three_meld_max
-    o.black_three_melds = opts.black_three_melds
     cn_options_derive(o)
     if o.exact != int(opts.exact_melds):
         raise AssertionError("native exact_melds differs from RulesOptions.exact_melds")
@@ -630,6 +616,20 @@ cdef class NativeGame:
             raise RuntimeError(f"a game lasts at most {_L.MAX_HANDS:,} hands")
         cn_next_hand(self.s)
         self._deal_log()
+
+
+def _native_options(NativeGame game not None):
+    """The options as the C struct holds them (the CN_OPTION_INTS fields by name, the two
+    tables): for tests that every RulesOptions field reaches the core."""
+    cdef char *base = <char *>&game.s.o
+    cdef int off
+    out = {}
+    for name, off in _OPTION_FIELDS:
+        out[name] = (<int *>(base + off))[0]
+    out["opening_minimums"] = [(game.s.o.opening_lo[i], game.s.o.opening_min[i])
+                               for i in range(game.s.o.n_opening)]
+    out["round_minimums"] = [game.s.o.round_min[i] for i in range(game.s.o.n_round_min)]
+    return out
 
 
 def _restore_game(pos, rng):

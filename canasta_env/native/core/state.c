@@ -6,7 +6,13 @@
  */
 #include "state.h"
 
+#include <stddef.h>
+
 const int CN_POINTS[CN_NC] = {50, 20, 5, 0, 5, 5, 5, 5, 10, 10, 10, 10, 10, 10, 20};
+
+#define CN_FIELD_ENTRY(name) {#name, (int)offsetof(cn_options, name)},
+const cn_option_field CN_OPTION_FIELDS[] = {CN_OPTION_INTS(CN_FIELD_ENTRY)};
+const int CN_NUM_OPTION_FIELDS = (int)(sizeof(CN_OPTION_FIELDS) / sizeof(CN_OPTION_FIELDS[0]));
 
 void cn_closed_books(const cn_state *s, int team, int *clean, int *dirty) {
     int c = 0, d = 0;

@@ -50,20 +50,29 @@ enum { NOT_ASKED = 0, ASKED_YES = 1, ASKED_NO = 2 };
 /* events of the Python log besides {"seat", "action"} */
 enum { EV_RED3 = 1, EV_DECLINED = 2, EV_BOOK = 3, EV_FOOT = 4, EV_OUT = 5, EV_HAND_OVER = 6 };
 
+/* The int and bool fields of RulesOptions (canasta_env/engine/options.py), each once:
+ * this list declares them in cn_options and makes the name / offset table
+ * CN_OPTION_FIELDS (state.c) that the binding fills them from, by name; the binding
+ * checks at import that these names are exactly RulesOptions' int and bool fields. */
+#define CN_OPTION_INTS(X) \
+    X(decks) X(jokers) X(hand_size) X(target_score) X(max_wilds_per_meld) X(canasta_size) \
+    X(natural_canasta_bonus) X(mixed_canasta_bonus) X(red_three_bonus) \
+    X(red_three_all_bonus) X(going_out_bonus) X(concealed_going_out_bonus) \
+    X(canastas_to_go_out) X(black_three_freezes) X(red_three_last_card_may_meld) \
+    X(one_card_pile_restriction) X(ask_partner_required) X(foot_size) X(rounds) \
+    X(draw_count) X(max_meld_size) X(wilds_at_most_half_naturals) X(wild_melds) \
+    X(wild_book_bonus) X(clean_books_to_go_out) X(dirty_books_to_go_out) \
+    X(pile_pair_only) X(pile_wild_pair) X(pile_take_limit) X(red_three_negative_unmelded) \
+    X(red_three_hand_penalty) X(black_three_meld_max) X(black_three_melds)
+#define CN_DECLARE_INT(name) int name;
+
 typedef struct {
-    int decks, jokers, hand_size, target_score;
+    CN_OPTION_INTS(CN_DECLARE_INT)
+    /* the two tables of RulesOptions */
     int n_opening;                          /* opening_minimums: (lowest score, minimum) */
     cn_score opening_lo[CN_MAXMINS];
     int opening_min[CN_MAXMINS];
-    int max_wilds_per_meld, canasta_size, natural_canasta_bonus, mixed_canasta_bonus;
-    int red_three_bonus, red_three_all_bonus, going_out_bonus, concealed_going_out_bonus;
-    int canastas_to_go_out, black_three_freezes, red_three_last_card_may_meld;
-    int one_card_pile_restriction, ask_partner_required, foot_size, rounds;
     int n_round_min, round_min[CN_MAXMINS];
-    int draw_count, max_meld_size, wilds_at_most_half_naturals, wild_melds, wild_book_bonus;
-    int clean_books_to_go_out, dirty_books_to_go_out, pile_pair_only, pile_wild_pair;
-    int pile_take_limit, red_three_negative_unmelded, red_three_hand_penalty;
-    int black_three_meld_max, black_three_melds;
     /* derived (RulesOptions.exact_melds, actions.num_actions) */
     int exact, num_actions;
 } cn_options;
@@ -104,6 +113,11 @@ typedef struct {
 } cn_state;
 
 extern const int CN_POINTS[CN_NC];
+
+/* CN_OPTION_INTS as data: each field's name and byte offset in cn_options */
+typedef struct { const char *name; int offset; } cn_option_field;
+extern const cn_option_field CN_OPTION_FIELDS[];
+extern const int CN_NUM_OPTION_FIELDS;
 
 /* state.py queries */
 /* the core's generator: splitmix64 steps (deal.c, search.c) */
