@@ -29,8 +29,9 @@ def test_the_c_fields_are_exactly_the_rules_options_fields():
 
 
 def test_every_option_value_reaches_the_core():
-    from canasta_env.native import NativeGame
     from canasta_env.native._core import _native_options
+
+    from canasta_env.native import NativeGame
 
     rng = random.Random(5)
     tried = 0
