@@ -72,10 +72,10 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from . import native
+from .backend import GameBackend, PythonGame
 from .engine import actions as A
 from .engine.game import SHEET_ROWS, Game, Phase, PositionError, from_position
 from .engine.options import OptionsError, RulesOptions, preset
-from .native.fallback import PyNativeGame
 from .observation import obs_size
 from .render import render_text
 
@@ -226,7 +226,7 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
             except ValueError as e:
                 raise OptionsError(f"backend='native': {e}") from None
         self.backend = backend
-        self._game_cls = native.NativeGame if backend == "native" else PyNativeGame
+        self._game_cls = native.NativeGame if backend == "native" else PythonGame
         if episode not in ("hand", "game"):
             raise OptionsError(f"episode must be 'hand' or 'game', got {episode!r}")
         if reward not in ("score_diff", "win_loss"):
@@ -271,7 +271,9 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
         self.action_spaces = {a: spaces.Discrete(n_act) for a in AGENTS}
         self._np_random_seed: int | None = None
         self._rng = random.Random()
-        self._g = None  # the game: NativeGame, or PyNativeGame (the Python engine)
+        # the game, through the one interface of canasta_env.backend: NativeGame (the
+        # compiled core) or PythonGame (the Python engine)
+        self._g: GameBackend | None = None
         self._mirror: Game | None = None
         self._zero_mask = np.zeros(n_act, dtype=np.int8)
 
@@ -286,14 +288,19 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
 
     @property
     def game(self) -> Game | None:
-        """The current game as a Python engine :class:`~canasta_env.engine.Game`: read
-        only (on the native backend a snapshot of the native state, rebuilt after each
-        step; play through :meth:`step`)."""
+        """The current game as a Python engine :class:`~canasta_env.engine.Game`, to read.
+
+        On ``backend="python"`` it is the live game. On ``backend="native"`` it is a
+        snapshot of the native state taken when read: a reference kept across
+        :meth:`step` keeps showing the position it was read at, so read ``env.game``
+        again after each step (the env rebuilds it at most once per step). Never play
+        through it: :meth:`step` is the only way that keeps the env's rewards, masks and
+        infos right (changes made to a snapshot are not seen by the env)."""
         g = self._g
         if g is None or self.backend == "python":
             return g
         if self._mirror is None:
-            self._mirror = g.to_game(copy=False)
+            self._mirror = g.to_game(copy=True)  # a whole snapshot: its log never grows
         return self._mirror
 
     def openings(self) -> tuple[int, list[int], list[bool]]:
@@ -335,7 +342,7 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
                 except ValueError as e:
                     raise PositionError(f"backend='native': {e}") from None
             else:
-                game = PyNativeGame.adopt(game)
+                game = PythonGame.adopt(game)
         else:
             scores = self._sample_scores() if self.starting_scores == "sample" \
                 else self.starting_scores

@@ -131,10 +131,7 @@ class Game(State):
         if not 0 <= action < self.num_actions:
             raise IllegalActionError(f"action id {action} is outside 0..{self.num_actions - 1}")
         if action not in self.legal_actions():
-            raise IllegalActionError(
-                f"illegal action {action} ({self.table.descriptions[action]!r}) for seat "
-                f"{self.to_move} "
-                f"in phase {self.phase.name}: {legality.why_illegal(self, action)}")
+            raise IllegalActionError(legality.refusal(self, action))
         self._legal = None
         transitions.apply(self, action)
         self._legal = None

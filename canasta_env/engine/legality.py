@@ -302,6 +302,15 @@ def legal_answer(s: State) -> list[int]:
 
 
 # ---------------------------------------------------------------------- explanations
+def refusal(s: State, action: int) -> str:
+    """The message of every refusal of ``action`` (a valid id that is not legal here), on
+    either backend: the action id and its description, the seat on turn, the phase and
+    :func:`why_illegal`. (``Game.apply``, ``NativeGame.apply`` and both batches' ``step``
+    raise IllegalActionError with it.)"""
+    return (f"illegal action {action} ({s.table.descriptions[action]!r}) for seat "
+            f"{s.to_move} in phase {s.phase.name}: {why_illegal(s, action)}")
+
+
 def why_illegal(s: State, action: int) -> str:
     """In words, why ``action`` (a valid id that is not legal here) is refused."""
     ph = s.phase

@@ -21,6 +21,7 @@ import numpy as np
 from ..engine import actions as A
 from ..engine.cards import JOKER, NUM_CLASSES, CLASS_NAMES
 from ..engine.game import Game, from_position as _py_from_position
+from ..engine.legality import refusal as _refusal_of
 from ..engine import limits as _L
 from ..engine.options import RulesOptions, classic
 from ..engine.position import to_position as _py_to_position
@@ -575,9 +576,7 @@ cdef class NativeGame:
             if self.legal[i] == a:
                 break
         else:
-            raise IllegalActionError(
-                f"illegal action {a} ({A.table(self.options).descriptions[a]!r}) for seat "
-                f"{self.to_move} in phase {self.phase.name}")
+            raise IllegalActionError(_refusal(self.s, self.options, a, ""))
         self.log.append({"seat": cn_to_move(self.s), "action": a})
         cn_apply(self.s, a)
         self.legal_ok = False
@@ -616,6 +615,13 @@ cdef class NativeGame:
             raise RuntimeError(f"a game lasts at most {_L.MAX_HANDS:,} hands")
         cn_next_hand(self.s)
         self._deal_log()
+
+
+cdef str _refusal(const cn_state *s, object options, int a, str prefix):
+    """The message of an illegal action ``a``: the Python engine's words (the action, the
+    seat, the phase and :func:`~canasta_env.engine.legality.why_illegal`, from a mirror of
+    the state), so both backends refuse in the same sentence."""
+    return prefix + _refusal_of(_mirror(s, options, None, [], []), a)
 
 
 def _native_options(NativeGame game not None):

@@ -1,9 +1,10 @@
 """The Python engine behind the native API: what :mod:`canasta_env.native` serves when
 the compiled core is not built (no C compiler at install time).
 
-:class:`PyNativeGame` and :class:`PyVectorGames` have the methods, arrays and errors of
-``NativeGame`` and ``VectorGames``, on :class:`canasta_env.engine.Game` (so deals follow
-the Python engine's seeding), at the Python engine's speed.
+:class:`PyNativeGame` (:class:`canasta_env.backend.PythonGame`) and :class:`PyVectorGames`
+have the methods, arrays and errors of ``NativeGame`` and ``VectorGames``, on
+:class:`canasta_env.engine.Game` (so deals follow the Python engine's seeding), at the
+Python engine's speed.
 """
 
 from __future__ import annotations
@@ -12,62 +13,16 @@ import random
 
 import numpy as np
 
+from ..backend import PythonGame
 from ..engine import Game, IllegalActionError, classic
 from ..engine import actions as A
 from ..engine.game import from_position
+from ..engine.legality import refusal
 from ..engine.position import to_position
 from ..observation import encode, obs_size
 
-
-class PyNativeGame(Game):
-    """``NativeGame``'s API on the Python engine."""
-
-    @staticmethod
-    def from_game(game: Game) -> PyNativeGame:
-        g = PyNativeGame.__new__(PyNativeGame)
-        g.__dict__.update(from_position(to_position(game), check_moves=False).__dict__)
-        return g
-
-    @staticmethod
-    def adopt(game: Game) -> PyNativeGame:
-        """``game`` itself as a PyNativeGame (its state moved, not copied: drop ``game``)."""
-        g = PyNativeGame.__new__(PyNativeGame)
-        g.__dict__.update(game.__dict__)
-        return g
-
-    @staticmethod
-    def from_position(pos: dict, check_moves: bool = True) -> PyNativeGame:
-        return PyNativeGame.from_game(from_position(pos, check_moves=check_moves))
-
-    def to_position(self) -> dict:
-        return to_position(self)
-
-    def to_game(self, copy: bool = True) -> Game:
-        return from_position(to_position(self), check_moves=False)
-
-    def copy(self) -> PyNativeGame:
-        return PyNativeGame.from_game(self)
-
-    @property
-    def obs_size(self) -> int:
-        return obs_size(self.options)
-
-    def action_mask(self, out=None):
-        if out is None:
-            out = np.zeros(self.num_actions, dtype=np.int8)
-        else:
-            out[:] = 0
-        out[self.legal_actions()] = 1
-        return out
-
-    def encode(self, seat: int, out=None):
-        if not 0 <= seat < 4:
-            raise ValueError(f"seat must be 0..3, got {seat}")
-        v = encode(self, seat)
-        if out is None:
-            return v
-        out[:] = v
-        return out
+#: ``NativeGame``'s API on the Python engine (the env's Python backend, canasta_env.backend)
+PyNativeGame = PythonGame
 
 
 class PyVectorGames:
@@ -135,9 +90,7 @@ class PyVectorGames:
                                  f"no game was changed")
             if not self.masks[i, a]:
                 g = self.games[i]
-                raise IllegalActionError(
-                    f"game {i}: illegal action {a} ({g.table.descriptions[a]!r}) for seat "
-                    f"{g.to_move} in phase {g.phase.name}; no game was changed")
+                raise IllegalActionError(f"game {i}: {refusal(g, a)}; no game was changed")
         for i, a in enumerate(arr.tolist()):
             g = self.games[i]
             g.apply(a)

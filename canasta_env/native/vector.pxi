@@ -283,10 +283,9 @@ cdef class VectorGames:
                 break
         if bad_i >= 0:
             a = acts[bad_i]
-            s = &self.games[bad_i]
             raise IllegalActionError(
-                f"game {bad_i}: illegal action {a} ({A.table(self.options).descriptions[a]!r}) "
-                f"for seat {cn_to_move(s)} in phase {Phase(s.phase).name}; no game was changed")
+                _refusal(&self.games[bad_i], self.options, a, f"game {bad_i}: ")
+                + "; no game was changed")
         for i2 in range(n):
             if on[i2]:
                 self._step_one(i2, <int>acts[i2])
