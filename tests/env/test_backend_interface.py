@@ -31,7 +31,7 @@ def test_both_backends_satisfy_the_interface(cls):
     assert isinstance(g, GameBackend)
     for name in MEMBERS:
         assert hasattr(g, name), name
-    for name, fn in inspect.getmembers(GameBackend, inspect.isfunction):
+    for name, _fn in inspect.getmembers(GameBackend, inspect.isfunction):
         if not name.startswith("_"):
             assert callable(getattr(g, name)), name
     assert g.action_mask().dtype == np.int8 and g.action_mask().shape == (g.num_actions,)
