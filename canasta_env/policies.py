@@ -521,7 +521,7 @@ class HeuristicPolicy:
             the core is built and the parameters fit it (ints within +-1,000,000, a
             pack of at most 480 cards), else this module's Python code; ``"native"``:
             the port or an error; ``"python"``: the Python code, the reference the
-            port is tested against (tests/test_fast_heuristic.py). Both make the same
+            port is tested against (tests/native/test_fast_heuristic.py). Both make the same
             decisions; :attr:`backend` tells which one runs.
 
     Raises:

@@ -61,7 +61,7 @@ every running episode makes one decision; the decisions waiting for a stateless 
 [R]`` when it has that method (one forward of a network), else ``act`` row by row; a
 policy that draws random numbers (random) gets one instance per running episode, reset
 per episode as before (:mod:`canasta_env.batching`). The records are those of
-:func:`play_episode` deal after deal (the unbatched path; ``tests/test_evaluate_batched.py``
+:func:`play_episode` deal after deal (the unbatched path; ``tests/training/test_evaluate_batched.py``
 compares them). A batched forward may differ from a batch-1 forward in the last bits of
 a float, which could change an argmax only between two logits equal to rounding; none
 was seen on the deals tested. Speed on the 2-core development machine, shared with other

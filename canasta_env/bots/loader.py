@@ -55,7 +55,7 @@ for Hand and Foot ``hand_and_foot.onnx`` and ``hand_and_foot.zip``.
 ``reference`` is the ``.onnx`` when it exists and onnxruntime is installed, else the
 ``.zip`` when it exists and a ``.zip`` loader is registered. The choice depends only on
 what is installed and imported, never on chance; both give the same deterministic
-(argmax) moves (``tests/test_reference_policy.py`` checks them on real observations).
+(argmax) moves (``tests/bots/test_reference_policy.py`` checks them on real observations).
 A variant other than Classic with neither file (Hand and Foot if its files are removed)
 plays ``reference`` with the heuristic: ``load_policy("reference", variant=...)`` is then
 a :class:`~canasta_env.policies.HeuristicPolicy` (:func:`reference_note` says so in
