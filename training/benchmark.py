@@ -39,14 +39,13 @@ import time
 import numpy as np
 
 from canasta_env.cli import ArgumentParser, existing_file, fail, positive_float
-
-from .config import ConfigError, load_config
+from training.sb3.config import ConfigError, load_config
 
 
 def _model(cfg, vec):
     from sb3_contrib import MaskablePPO
 
-    from .train import policy_kwargs
+    from training.sb3.train import policy_kwargs
 
     p = cfg.ppo
     return MaskablePPO("MlpPolicy", vec, seed=cfg.seed, verbose=0,
@@ -73,7 +72,7 @@ def measure_ppo(cfg, seconds: float) -> dict:
     peer) of ``cfg`` (a :class:`training.config.TrainConfig` with ``vec_env: batched``)."""
     import torch
 
-    from .train import make_vec_env
+    from training.sb3.train import make_vec_env
 
     torch.set_num_threads(cfg.torch_threads)
     vec = make_vec_env(cfg)
@@ -120,7 +119,7 @@ def _update_rate(model, rounds: int = 10) -> float:
 def measure_ppo_peer(cfg, seconds: float) -> float:
     """Env steps per second of the same network on 2 ``PartnershipEnv`` subprocesses
     (the recipe before the batched env)."""
-    from .train import make_vec_env
+    from training.sb3.train import make_vec_env
 
     peer = cfg.model_copy(update={"vec_env": "subproc", "n_envs": 2})
     # the same rollout size: 2 x 16,384 for the default 64 games x 512 steps
@@ -141,7 +140,7 @@ def run(config: str, seconds: float) -> dict:
     out: dict = {"config": str(config), "torch_threads": cfg.torch_threads}
     out.update(measure_ppo(cfg, seconds))
     out["peer_ppo_env_steps_per_s"] = measure_ppo_peer(cfg, seconds / 2)
-    from .evaluate import measure_eval_hands_per_s
+    from training.evaluation import measure_eval_hands_per_s
 
     out["eval_hands_per_s"] = measure_eval_hands_per_s(seconds=seconds / 4)
     out["peer_eval_hands_per_s"] = measure_eval_hands_per_s(seconds=seconds / 8, batch=1)

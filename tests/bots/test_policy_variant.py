@@ -346,7 +346,9 @@ def test_evaluate_and_ratings_refuse_before_the_first_deal(monkeypatch):
     def no_deal(*a, **k):
         raise AssertionError("a deal was played")
 
-    monkeypatch.setattr(E, "play_deals", no_deal)
+    from training.evaluation import duplicate  # where the match looks play_deals up
+
+    monkeypatch.setattr(duplicate, "play_deals", no_deal)
     onnx = str(ROOT / CLASSIC_ONNX)
     with pytest.raises(PolicyVariantError, match=re.escape(f"policy '{onnx}' {HF_REFUSAL}")):
         E.evaluate_policies(onnx, "random", hands=2, variant="hand_and_foot")

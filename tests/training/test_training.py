@@ -689,7 +689,7 @@ def _stopped_by(monkeypatch, cfg, callback):
     ``KeyboardInterrupt`` as Ctrl-C would. Returns the ``TrainingInterrupted`` raised."""
     from stable_baselines3.common.callbacks import CallbackList
 
-    import training.train as tt
+    import training.sb3.train as tt  # where train() looks build_callbacks up
 
     real = tt.build_callbacks
     monkeypatch.setattr(tt, "build_callbacks",
@@ -812,7 +812,7 @@ def test_an_interrupt_after_the_last_update_saves_final(tmp_path, monkeypatch):
 
 
 def test_an_interrupt_in_the_warm_start_saves_nothing(tmp_path, monkeypatch):
-    import training.pretrain
+    import training.sb3.pretrain
     import training.train as tt
 
     cfg = load_config(ROOT / "configs" / "smoke.yaml", checkpoint_dir=str(tmp_path / "ck"),
@@ -821,7 +821,7 @@ def test_an_interrupt_in_the_warm_start_saves_nothing(tmp_path, monkeypatch):
     def stop(*a, **k):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(training.pretrain, "collect", stop)
+    monkeypatch.setattr(training.sb3.pretrain, "collect", stop)  # where the warm start looks it up
     with pytest.raises(tt.TrainingInterrupted) as caught:
         tt.train(cfg)
     assert caught.value.warm_start and caught.value.checkpoint is None

@@ -4,7 +4,7 @@ openskill (Plackett-Luce).
     python -m training.ratings --policies random heuristic checkpoints/run/model.zip --hands 400
 
 Every pair of policies plays ``--hands`` hands on duplicate deals
-(:func:`training.evaluate.play_match`, the same deals for every pair). Each hand is one
+(:func:`training.evaluation.play_match`, the same deals for every pair). Each hand is one
 openskill match between the two policies (each a one-member team; both partners of a
 partnership are the same policy): the higher hand score ranks first, equal scores tie.
 The hands of all pairs are rated interleaved (hand 1 of every pair, then hand 2, ...) so
@@ -28,7 +28,9 @@ import sys
 from canasta_env.bots.loader import PolicySpecError, load_policy, variant_hint
 from canasta_env.cli import ArgumentParser, fail, interrupted, positive_int
 
-from .evaluate import DEFAULT_BATCH, check_batch, opening_levels, play_match, summarize
+from .duplicate import play_match
+from .episodes import DEFAULT_BATCH, check_batch
+from .stats import opening_levels, summarize
 
 
 def round_robin(policies: list[str], hands: int, *, seed: int = 0, variant: str = "classic",
@@ -41,7 +43,7 @@ def round_robin(policies: list[str], hands: int, *, seed: int = 0, variant: str 
         "score_diff_ci", "hands"}, ...], "hands_per_pair": int, "seed": int}``
 
     Args:
-        batch: deals played side by side per process (:func:`training.evaluate.play_deals`;
+        batch: deals played side by side per process (:func:`training.evaluation.play_deals`;
             the ratings do not depend on it).
 
     Raises:
@@ -50,7 +52,7 @@ def round_robin(policies: list[str], hands: int, *, seed: int = 0, variant: str 
         PolicySpecError: a spec names no policy.
         PolicyVariantError: a policy was built for another variant (a
             ``PolicySpecError``); raised before the first deal.
-        training.evaluate.EvaluationInterrupted: Ctrl-C (a ``KeyboardInterrupt``).
+        training.evaluation.EvaluationInterrupted: Ctrl-C (a ``KeyboardInterrupt``).
     """
     from openskill.models import PlackettLuce
 

@@ -93,7 +93,7 @@ def export_onnx(checkpoint: str | Path, out: str | Path, opset: int = 17) -> Pat
         CheckpointError: the checkpoint is missing, corrupt, or for spaces that are no
             variant's.
     """
-    from .checkpoint import CheckpointError, load_model
+    from training.sb3.checkpoint import CheckpointError, load_model
 
     check_opset(opset)
     out = Path(out)
@@ -192,7 +192,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.opset < MIN_OPSET:
         return fail(p.prog, f"opset must be an int from {MIN_OPSET} to the newest this torch "
                             f"exports, got {args.opset}")
-    from .checkpoint import CheckpointError
+    from training.sb3.checkpoint import CheckpointError
 
     try:
         out = export_onnx(args.checkpoint, args.out, args.opset)
@@ -201,7 +201,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         return interrupted(p.prog)
     # self-check: the exported model agrees with torch on random masked inputs
-    from .checkpoint import CheckpointPolicy
+    from training.sb3.checkpoint import CheckpointPolicy
 
     torch_policy = CheckpointPolicy(args.checkpoint)
     onnx_policy = OnnxPolicy(out)

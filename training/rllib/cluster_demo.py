@@ -120,7 +120,7 @@ def _run_demo(config: str, port: int, iterations: int, checkpoint_dir: str | Non
               timeout: float, auth: dict) -> dict:
     import ray
 
-    from .rllib import init_ray, load_rllib_config, train
+    from training.rllib import init_ray, load_rllib_config, train
 
     base = load_rllib_config(config)
     stamp = time.strftime("%Y%m%d_%H%M%S")
@@ -209,7 +209,7 @@ def main(argv: list[str] | None = None) -> int:
     # two nodes form a cluster: Ray must advertise the machine's address (not the
     # single-machine loopback setting of training.rllib.keep_on_loopback)
     os.environ.pop("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", None)
-    from .config import ConfigError
+    from training.common.config import ConfigError
 
     try:
         ev = run_demo(args.config, args.port or _free_port(), args.iterations,

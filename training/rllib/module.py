@@ -198,8 +198,7 @@ def export_onnx(module, out: str | Path, source: str = "rllib", opset: int = 17)
             9 .. the newest this torch writes, or not an int.
     """
     from canasta_env.bots.loader import KNOWN_SIZES
-
-    from .export_onnx import write_onnx
+    from training.export.onnx import write_onnx
 
     pol = RLlibPolicy(module)
     if not isinstance(getattr(module, "pi", None), torch.nn.Module):

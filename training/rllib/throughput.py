@@ -28,12 +28,12 @@ from pathlib import Path
 
 from canasta_env.cli import ArgumentParser, positive_int
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def run_sb3(steps: int, out: Path) -> tuple[int, float]:
-    from .config import load_config
-    from .train import train
+    from training.sb3.config import load_config
+    from training.sb3.train import train
 
     cfg = load_config(ROOT / "configs" / "classic.yaml")
     data = cfg.model_dump()
@@ -54,7 +54,7 @@ def rllib_config(steps: int, out: Path, env: str = "config"):
     """``configs/rllib_classic.yaml`` for a throughput run: ``steps`` env steps, no
     checkpoints, ONNX export or evaluation; ``env`` ``aec`` or ``vector`` overrides the
     config's env (``aec`` with 16 games per env runner, as before ``env: vector``)."""
-    from .rllib import load_rllib_config
+    from training.rllib import load_rllib_config
 
     cfg = load_rllib_config(ROOT / "configs" / "rllib_classic.yaml")
     data = cfg.model_dump()
@@ -71,7 +71,7 @@ def rllib_config(steps: int, out: Path, env: str = "config"):
 
 
 def run_rllib(steps: int, out: Path, env: str = "config") -> tuple[int, float]:
-    from .rllib import train
+    from training.rllib import train
 
     report: dict = {}
     train(rllib_config(steps, out, env), report=report)

@@ -98,7 +98,7 @@ class CanastaVectorEnv(MultiAgentEnv):
         from canasta_env import raw_env
         from canasta_env.native import VectorGames, available
 
-        from .rllib_module import MASK_KEY, OBS_KEY
+        from .module import MASK_KEY, OBS_KEY
 
         super().__init__()
         kw = dict(config or {})
@@ -416,7 +416,7 @@ class VectorEnvToModule(ConnectorV2):
                  **kwargs):
         import torch
 
-        from .rllib_module import MASK_KEY, OBS_KEY
+        from .module import MASK_KEY, OBS_KEY
 
         observations = kwargs.get(Columns.OBS)
         # the runner's extra pass over the episodes that just ended: nothing acts

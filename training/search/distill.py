@@ -37,8 +37,7 @@ import numpy as np
 from canasta_env.bots.loader import variant_hint
 from canasta_env.cli import ArgumentParser, existing_file, fail, interrupted, positive_float, positive_int
 from canasta_env.search import CRITERIA, SearchSettings, improve  # noqa: F401 (re-exported)
-
-from .pretrain import _returns
+from training.sb3.pretrain import _returns
 
 #: the arrays ``play --record`` saves
 RECORD_KEYS = ("obs", "masks", "actions", "base", "better", "advantage", "returns")
@@ -78,7 +77,7 @@ def play_chunk(variant: str, seeds: list[int], side: int, settings: SearchSettin
         import torch
 
         torch.set_num_threads(1)
-        from .checkpoint import load_policy_checkpoint
+        from training.sb3.checkpoint import load_policy_checkpoint
 
         net = load_policy_checkpoint(actor)
     finished = np.zeros(g, bool)
@@ -168,12 +167,11 @@ def play(variant: str, deals: int, seed: int, settings: SearchSettings,
     """
     from tqdm import tqdm
 
-    from .evaluate import wilson
+    from training.evaluation.stats import wilson
 
     if actor is not None:  # a network of another variant is refused before the first deal
         from canasta_env.bots.loader import check_policy_variant
-
-        from .checkpoint import load_policy_checkpoint
+        from training.sb3.checkpoint import load_policy_checkpoint
 
         check_policy_variant(load_policy_checkpoint(actor), variant, actor)
     seeds = _deal_seeds(seed, deals)
@@ -252,8 +250,8 @@ def distill(init: str, data: list[str], out: str, epochs: int, batch_size: int,
     """
     import torch
 
-    from .checkpoint import load_model
-    from .pretrain import _bar, minibatch_epoch
+    from training.sb3.checkpoint import load_model
+    from training.sb3.pretrain import _bar, minibatch_epoch
 
     if Path(out).exists():
         raise FileExistsError(f"{out} exists; distill never overwrites a checkpoint")

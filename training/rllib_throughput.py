@@ -1,0 +1,12 @@
+"""The old path of :mod:`training.rllib.throughput` and ``python -m
+training.rllib_throughput``. It moved (see CHANGELOG.md); this module keeps the old
+imports working."""
+
+from training.common.moved import forward
+from training.rllib.throughput import *  # noqa: F403 - the public names, re-exported
+from training.rllib.throughput import main
+
+__getattr__ = forward(__name__, "training.rllib.throughput")
+
+if __name__ == "__main__":
+    raise SystemExit(main())
