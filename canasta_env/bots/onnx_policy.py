@@ -34,8 +34,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .loader import KNOWN_SIZES as VARIANT_SIZES
-from .loader import VARIANT_NAMES as _NAMES
+from .variants import KNOWN_SIZES as VARIANT_SIZES
+from .variants import VARIANT_NAMES as _NAMES
 
 #: value given to illegal actions before normalisation (as sb3-contrib's masking)
 MASKED_LOGIT = -1e8
