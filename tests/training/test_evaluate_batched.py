@@ -179,9 +179,9 @@ def test_other_variants_checkpoint_is_refused_before_the_first_deal(capsys, monk
     def no_play(*args, **kwargs):
         raise AssertionError("a deal was played")
 
-    from training.evaluation import duplicate  # where the match looks _play_deals up
+    from training.evaluation import episodes  # where play_deals looks _play_deals up
 
-    monkeypatch.setattr(duplicate, "_play_deals", no_play)
+    monkeypatch.setattr(episodes, "_play_deals", no_play)
     for spec in (str(ZIP), str(ONNX)):
         assert E.main(["--a", spec, "--b", "random", "--hands", "8", "--variant",
                        "hand_and_foot", "--batch", "4", "--no-progress"]) == 2
