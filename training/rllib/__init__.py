@@ -13,6 +13,8 @@
 Importing this package imports Ray (the env class derives from RLlib's PettingZoo wrapper).
 """
 
+from training.common.moved import forward
+
 from .config import (
     EnvRunnersConfig,
     RayConfig,
@@ -38,3 +40,7 @@ __all__ = ["CanastaRLlibEnv", "EnvRunnersConfig", "REPO_ROOT", "RLlibConfig", "R
            "RLlibPPOConfig", "RayConfig", "env_class", "env_config", "evaluate_module",
            "export_and_check", "init_ray", "keep_on_loopback", "load_rllib_config", "main",
            "ppo_config", "progress_line", "runtime_env", "train"]
+
+# the other names the single module training/rllib.py had (e.g. AGENTS) stay reachable
+__getattr__ = forward(__name__, "training.rllib.loop", "training.rllib.env",
+                      "training.rllib.config")

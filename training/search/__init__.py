@@ -7,8 +7,12 @@
 """
 
 from canasta_env.search import CRITERIA, SearchSettings, improve
+from training.common.moved import forward
 
 from .distill import RECORD_KEYS, distill, distill_targets, main, play, play_chunk
 
 __all__ = ["CRITERIA", "RECORD_KEYS", "SearchSettings", "distill", "distill_targets", "improve",
            "main", "play", "play_chunk"]
+
+# the other names the single module training/search.py had stay reachable
+__getattr__ = forward(__name__, "training.search.distill")
