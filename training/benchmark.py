@@ -21,7 +21,7 @@ Figures (all on this machine, in this process, one after the other):
   Peer: ``peer_update_samples_per_s``, a plain MLP of the same widths (``features:
   mlp``, no card-class extractor) on the same rollout buffer.
 - ``eval_hands_per_s``: duplicate hands per second of ``reference`` vs ``random``
-  (:func:`training.evaluate.measure_eval_hands_per_s`, one process, 64 deals in flight);
+  (:func:`training.evaluation.measure_eval_hands_per_s`, one process, 64 deals in flight);
   peer: the same with one deal at a time, one decision per call (``peer_eval_hands_per_s``).
 - ``heuristic_us_per_decision``: microseconds per heuristic decision on recorded
   positions, batched native heuristic; peer: the Python heuristic
@@ -69,7 +69,7 @@ def _train_for(model, seconds: float) -> tuple[int, float]:
 
 def measure_ppo(cfg, seconds: float) -> dict:
     """``ppo_env_steps_per_s``, ``ppo_env_share`` and ``update_samples_per_s`` (with its
-    peer) of ``cfg`` (a :class:`training.config.TrainConfig` with ``vec_env: batched``)."""
+    peer) of ``cfg`` (a :class:`training.sb3.config.TrainConfig` with ``vec_env: batched``)."""
     import torch
 
     from training.sb3.train import make_vec_env

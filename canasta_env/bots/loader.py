@@ -31,7 +31,7 @@ policy against the game's variant before the first deal, with one function,
 was built for is :func:`policy_sizes`: its ``obs_size`` and ``num_actions`` attributes
 (:class:`~canasta_env.bots.onnx_policy.OnnxPolicy` reads them from the model's inputs),
 else the observation and action spaces of its ``model`` (a MaskablePPO model, as
-``training.checkpoint.CheckpointPolicy`` holds), else nothing: a policy without them
+``training.sb3.checkpoint.CheckpointPolicy`` holds), else nothing: a policy without them
 (:class:`~canasta_env.policies.RandomPolicy`, :class:`~canasta_env.policies.HeuristicPolicy`,
 which has Hand and Foot play of its own) plays any variant. A mismatch is a
 :class:`PolicyVariantError` (a :class:`PolicySpecError`) such as ``policy 'reference' is a
@@ -142,7 +142,7 @@ def register_loader(suffix: str, load: Loader) -> None:
     ``load`` is called with the path as a string, only for a file that exists. It may
     raise ``ImportError`` (a missing extra: :func:`load_policy` turns it into a
     :class:`PolicySpecError` with an install hint) or a ``ValueError`` of its own for a
-    bad file (passed on as it is, e.g. ``training.checkpoint.CheckpointError``).
+    bad file (passed on as it is, e.g. ``training.sb3.checkpoint.CheckpointError``).
 
     Raises:
         ValueError: ``suffix`` is not a dot and at least one more character.

@@ -69,7 +69,7 @@ def policy_sizes(policy: Any) -> tuple[int, int] | None:
 
     Read from the policy's ``obs_size`` and ``num_actions`` attributes (``None`` or
     absent: any variant), else from the observation and action spaces of its ``model``
-    attribute (an SB3 model, as in ``training.checkpoint.CheckpointPolicy``)."""
+    attribute (an SB3 model, as in ``training.sb3.checkpoint.CheckpointPolicy``)."""
     obs, n = getattr(policy, "obs_size", None), getattr(policy, "num_actions", None)
     if obs is not None and n is not None:
         return int(obs), int(n)

@@ -118,7 +118,7 @@ def write_onnx(module, out: Path, opset: int, meta: dict[str, str],
     [N, NUM_ACTIONS]) -> logits``, ``sizes`` = ``(OBS_SIZE, NUM_ACTIONS)``: Classic's by
     default, Hand and Foot's ``(245, 98)``) to ``out`` in the format of
     :mod:`canasta_env.bots.onnx_policy`, with the format's metadata plus ``meta``; check
-    it with ``onnx``. Shared by this exporter and :func:`training.rllib_module.export_onnx`.
+    it with ``onnx``. Shared by this exporter and :func:`training.rllib.module.export_onnx`.
 
     Raises:
         ExportError: a bad ``opset`` (:func:`check_opset`), ``out`` cannot be written, or

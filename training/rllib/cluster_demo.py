@@ -98,7 +98,7 @@ def run_demo(config: str, port: int, iterations: int, checkpoint_dir: str | None
 
     Raises:
         RuntimeError: a node did not come up within ``timeout`` seconds.
-        training.config.ConfigError: a bad config, or the run directory holds a run.
+        training.common.config.ConfigError: a bad config, or the run directory holds a run.
     """
     # token authentication with a token of this run only (Ray 2.60 enables token auth
     # for ray start; the driver and both nodes must share it). Ray reads the mode when it

@@ -62,7 +62,7 @@ class EnvRunnersConfig(_Config):
 
 
 class RLlibEvalConfig(_Config):
-    """Evaluation on duplicate deals against random and heuristic (training.evaluate)."""
+    """Evaluation on duplicate deals against random and heuristic (training.evaluation)."""
 
     every: int = Field(10, ge=0, description="iterations between evaluations (0: none)")
     hands: int = Field(40, ge=2, description="duplicate hands per opponent per evaluation")
@@ -89,7 +89,7 @@ class RLlibConfig(_Config):
         "and one seat per env step (CanastaRLlibEnv); vector: env_runners.games_per_env "
         "games on the native batched core, one env step for all of them "
         "(training.rllib.vector_env.CanastaVectorEnv; needs the compiled core)")
-    # the env, as training.config.TrainConfig
+    # the env, as training.sb3.config.TrainConfig
     starting_scores: Literal["sample", "zero"] = "sample"
     reward: Literal["score_diff", "win_loss"] = "score_diff"
     reward_scale: float = Field(0.001, gt=0)

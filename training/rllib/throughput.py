@@ -6,11 +6,11 @@
 Trains both for about ``--steps`` steps on this machine, one after the other, with the
 same network (an MLP [256, 256]) and PPO settings (4096 steps per update, 4 epochs,
 minibatch 1024, 2 torch threads for the update): MaskablePPO from ``configs/classic.yaml``
-(its batched env: :mod:`training.batched`, 64 games in one process) without the warm
+(its batched env: :mod:`training.sb3.batched`, 64 games in one process) without the warm
 start, with the plain MLP (``features: mlp``), 64-step rollouts per game and a constant
 learning rate, RLlib from ``configs/rllib_classic.yaml``
 with the env it configures (``env: vector``: 64 games on the native core per env step,
-:mod:`training.rllib_vector_env`; ``--rllib-env aec`` measures the PettingZoo path
+:mod:`training.rllib.vector_env`; ``--rllib-env aec`` measures the PettingZoo path
 instead, with 16 games per env runner). Prints the steps/s of each (training time only:
 imports, Ray start-up and env creation excluded as far as each trainer allows) and the
 ratio.

@@ -78,7 +78,7 @@ class PartnershipEnv(gym.Env):
             canasta_env.bots.PolicyVariantError: the snapshot was trained for another
                 variant than this env's (checked once, when it is loaded, before it
                 plays).
-            training.checkpoint.CheckpointError: the file cannot be loaded.
+            training.sb3.checkpoint.CheckpointError: the file cannot be loaded.
         """
         from canasta_env.bots.loader import check_variant_sizes, policy_sizes
 

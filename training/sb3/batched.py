@@ -1,11 +1,11 @@
 """Many partnership games in one process, on the native core's batched API, as one SB3
 ``VecEnv`` for sb3-contrib ``MaskablePPO``.
 
-:class:`BatchedPartnershipVecEnv` is :class:`training.adapter.PartnershipEnv` for
+:class:`BatchedPartnershipVecEnv` is :class:`training.sb3.adapter.PartnershipEnv` for
 ``num_games`` games at once. Slot ``i`` of the vectorized env is game ``i`` of a
 :class:`canasta_env.native.VectorGames`; in each game the learner plays one partnership
 (drawn at every new hand) and an opponent drawn from the pool plays the other. The credit
-rules are :mod:`training.adapter`'s: every transition of slot ``i`` is a decision of one
+rules are :mod:`training.sb3.adapter`'s: every transition of slot ``i`` is a decision of one
 of the learner's seats in game ``i`` -- its observation and action mask are that seat's,
 its reward is the learner partnership's (hand score difference times ``reward_scale`` at
 the end of the hand, or +1 / -1 / 0 with ``reward="win_loss"``; 0 before).
@@ -18,7 +18,7 @@ is on turn again in every game. The opponent seats of all games are decided toge
 - ``heuristic``: :meth:`canasta_env.policies.HeuristicPolicy.act_batch` on the rows
   waiting for it (row by row with ``act`` when a heuristic has no batch method);
 - ``snapshots``: one forward per snapshot over the rows it plays (sampling, as in
-  :class:`training.adapter.PartnershipEnv`);
+  :class:`training.sb3.adapter.PartnershipEnv`);
 - ``self`` (self-play): the learner's current network plays the other partnership too,
   one forward per batch, sampling. Only the learner partnership's decisions of each
   game become transitions: SB3's ``VecEnv`` wants one pending decision per slot, and a
@@ -147,7 +147,7 @@ class BatchedPartnershipVecEnv(VecEnv):
         total weight ``weight``; games keep their current opponent until their next hand.
 
         Raises:
-            training.checkpoint.CheckpointError: a file cannot be loaded.
+            training.sb3.checkpoint.CheckpointError: a file cannot be loaded.
             canasta_env.bots.PolicyVariantError: a snapshot of another variant.
         """
         from canasta_env.bots.loader import check_variant_sizes
@@ -395,7 +395,7 @@ def check_batched(variant: str, n_envs: int, n_steps: int, batch_size: int,
 
 def make_batched_env(games: int, variant: str, pool: dict[str, float], seed: int,
                      env_kwargs: dict) -> BatchedPartnershipVecEnv:
-    """:class:`BatchedPartnershipVecEnv` from :func:`training.train.env_kwargs`-style
+    """:class:`BatchedPartnershipVecEnv` from :func:`training.sb3.train.env_kwargs`-style
     options (``reward``, ``reward_scale``, ``max_decisions``, ``starting_scores`` or
     ``starting_round``)."""
     kw = dict(env_kwargs)

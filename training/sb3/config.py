@@ -59,7 +59,7 @@ class LinearAnneal:
     ``start`` until ``anneal_from`` steps, then linear to ``final`` at ``total`` steps.
 
     SB3 computes ``progress_remaining = 1 - num_timesteps / total`` over the whole run
-    (a resumed run included: :func:`training.train.train` learns up to the config's
+    (a resumed run included: :func:`training.sb3.train.train` learns up to the config's
     ``total_timesteps``), so the rate is a function of the run's step count alone and a
     resumed run continues the same schedule.
     """
@@ -151,7 +151,7 @@ class TrainConfig(_Config):
                         "otherwise)")
     vec_env: Literal["dummy", "subproc", "batched"] = Field(
         "batched", description="batched: all games in one process on the native core's "
-        "batched API, opponents decided in batches (training.batched); subproc / dummy: one "
+        "batched API, opponents decided in batches (training.sb3.batched); subproc / dummy: one "
         "PartnershipEnv per process / all in this process")
     starting_scores: Literal["sample", "zero"] = Field(
         "sample", description="Classic: sample cumulative scores so all four opening minimums "

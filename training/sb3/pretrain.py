@@ -42,7 +42,7 @@ def collect(decisions: int, seed: int, gamma: float, progress: bool = False,
     (:class:`canasta_env.native.VectorGames`; the heuristic decides every game's seat on
     turn in one batch), with a progress bar on stderr with ``progress``.
 
-    ``env_kwargs`` are :func:`training.train.env_kwargs`' (variant, reward_scale,
+    ``env_kwargs`` are :func:`training.sb3.train.env_kwargs`' (variant, reward_scale,
     max_decisions, starting_scores or starting_round; the reward mode is ignored: returns
     are score differences). The same arguments give the same data.
 
@@ -110,7 +110,7 @@ def collect_on_policy(model, decisions: int, seed: int, gamma: float, progress: 
     The model (deterministic: the most likely legal action, one forward per batch of
     ``games`` games) plays one partnership, both seats, against random and heuristic
     opponents (half each, drawn per hand) in a
-    :class:`training.batched.BatchedPartnershipVecEnv`; the heuristic labels every
+    :class:`training.sb3.batched.BatchedPartnershipVecEnv`; the heuristic labels every
     decision of the model in one batch. Only the model's own decisions are recorded.
 
     Returns:

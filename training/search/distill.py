@@ -10,14 +10,14 @@
 :func:`~canasta_env.search.improve`, the paired test that keeps the heuristic's action
 unless another is clearly better).
 
-**play**: duplicate deals as :mod:`training.evaluate` (each deal twice, the searching side
+**play**: duplicate deals as :mod:`training.evaluation` (each deal twice, the searching side
 at seats 0+2, then 1+3, ``starting_scores="sample"``, Hand and Foot ``starting_round=
 "sample"``) against the heuristic. ``--actor`` makes a network play the side instead and
 the search only labels its positions (DAgger with the search as the teacher).
 ``--record`` saves the side's decisions with the search's actions.
 
 **distill**: fits a MaskablePPO checkpoint to recorded data (masked cross-entropy and the
-value head, :func:`training.pretrain.behaviour_clone`) and saves it, never over an
+value head, :func:`training.sb3.pretrain.behaviour_clone`) and saves it, never over an
 existing file.
 """
 
