@@ -46,7 +46,7 @@ from .callbacks import build_callbacks
 from .checkpoint import CheckpointError
 from .config import ConfigError, TrainConfig, dump_config, load_config
 from .interrupt import TrainingInterrupted, _close_after_stop, learn, stopped_message
-from .runs import check_resume, record_resume, save_atomic
+from .runs import _keep_final, check_resume, record_resume, save_atomic
 
 
 def make_pool(cfg: TrainConfig):
@@ -175,6 +175,7 @@ def _warm_start(cfg: TrainConfig, model, resume: str | None) -> dict | None:
             progress=cfg.progress_bar, **env_kwargs(cfg)))
     return pretrain
 
+
 def train(cfg: TrainConfig, resume: str | None = None) -> Path:
     """Run one training (warm start when the config pretrains and this is not a resume,
     then MaskablePPO); returns the path of the final model. A resumed run keeps the
@@ -199,7 +200,8 @@ def train(cfg: TrainConfig, resume: str | None = None) -> Path:
             ``total_timesteps`` already; or its network differs from the config's ``ppo``
             network.
         CheckpointError: the ``resume`` checkpoint is missing, corrupt or for other spaces
-            (another variant: :func:`check_checkpoint_variant`), checked before the run
+            (another variant: :func:`training.sb3.runs.check_checkpoint_variant`), checked
+            before the run
             folder or the envs are made.
         TrainingInterrupted: Ctrl-C (or SIGTERM under
             :func:`canasta_env.cli.sigterm_as_interrupt`); it says what was saved.
@@ -231,8 +233,6 @@ def train(cfg: TrainConfig, resume: str | None = None) -> Path:
               fresh=point is None)
     final = run_dir / "final.zip"
     if final.exists():  # never expected (set aside by record_resume); never written over
-        from .runs import _keep_final
-
         _keep_final(final)
     save_atomic(model, final)
     vec.close()
