@@ -8,7 +8,7 @@ Batch protocol. A policy may have, beside ``act(observation, action_mask) -> int
 with ``observations`` float32 ``[B, OBS_SIZE]`` and ``masks`` int8 (or bool) ``[B,
 NUM_ACTIONS]``, one row per decision (``B >= 1``), returning int64 ``[B]``: row ``i``'s
 action, the action ``act`` would give for that row. Networks answer a batch with one
-forward (``training.checkpoint.CheckpointPolicy``, :class:`canasta_env.bots.onnx_policy.
+forward (``training.sb3.checkpoint.CheckpointPolicy``, :class:`canasta_env.bots.onnx_policy.
 OnnxPolicy`); :func:`act_rows` calls ``act_batch`` when a policy has it and ``act`` row by
 row otherwise. A batched forward may differ from a batch-1 forward in the last bits of a
 float, so an argmax may differ only where two logits are within rounding of each other.

@@ -21,7 +21,7 @@ Figures (all on this machine, in this process, one after the other):
   Peer: ``peer_update_samples_per_s``, a plain MLP of the same widths (``features:
   mlp``, no card-class extractor) on the same rollout buffer.
 - ``eval_hands_per_s``: duplicate hands per second of ``reference`` vs ``random``
-  (:func:`training.evaluate.measure_eval_hands_per_s`, one process, 64 deals in flight);
+  (:func:`training.evaluation.measure_eval_hands_per_s`, one process, 64 deals in flight);
   peer: the same with one deal at a time, one decision per call (``peer_eval_hands_per_s``).
 - ``heuristic_us_per_decision``: microseconds per heuristic decision on recorded
   positions, batched native heuristic; peer: the Python heuristic
@@ -39,14 +39,13 @@ import time
 import numpy as np
 
 from canasta_env.cli import ArgumentParser, existing_file, fail, positive_float
-
-from .config import ConfigError, load_config
+from training.sb3.config import ConfigError, load_config
 
 
 def _model(cfg, vec):
     from sb3_contrib import MaskablePPO
 
-    from .train import policy_kwargs
+    from training.sb3.train import policy_kwargs
 
     p = cfg.ppo
     return MaskablePPO("MlpPolicy", vec, seed=cfg.seed, verbose=0,
@@ -70,10 +69,10 @@ def _train_for(model, seconds: float) -> tuple[int, float]:
 
 def measure_ppo(cfg, seconds: float) -> dict:
     """``ppo_env_steps_per_s``, ``ppo_env_share`` and ``update_samples_per_s`` (with its
-    peer) of ``cfg`` (a :class:`training.config.TrainConfig` with ``vec_env: batched``)."""
+    peer) of ``cfg`` (a :class:`training.sb3.config.TrainConfig` with ``vec_env: batched``)."""
     import torch
 
-    from .train import make_vec_env
+    from training.sb3.train import make_vec_env
 
     torch.set_num_threads(cfg.torch_threads)
     vec = make_vec_env(cfg)
@@ -120,7 +119,7 @@ def _update_rate(model, rounds: int = 10) -> float:
 def measure_ppo_peer(cfg, seconds: float) -> float:
     """Env steps per second of the same network on 2 ``PartnershipEnv`` subprocesses
     (the recipe before the batched env)."""
-    from .train import make_vec_env
+    from training.sb3.train import make_vec_env
 
     peer = cfg.model_copy(update={"vec_env": "subproc", "n_envs": 2})
     # the same rollout size: 2 x 16,384 for the default 64 games x 512 steps
@@ -141,7 +140,7 @@ def run(config: str, seconds: float) -> dict:
     out: dict = {"config": str(config), "torch_threads": cfg.torch_threads}
     out.update(measure_ppo(cfg, seconds))
     out["peer_ppo_env_steps_per_s"] = measure_ppo_peer(cfg, seconds / 2)
-    from .evaluate import measure_eval_hands_per_s
+    from training.evaluation import measure_eval_hands_per_s
 
     out["eval_hands_per_s"] = measure_eval_hands_per_s(seconds=seconds / 4)
     out["peer_eval_hands_per_s"] = measure_eval_hands_per_s(seconds=seconds / 8, batch=1)

@@ -3,7 +3,7 @@
     python -m training.main --config configs/classic.yaml [--total-timesteps N] [--run-name NAME]
         [--torch-threads N]
 
-Trains with :mod:`training.train` (a run that already finished is not retrained: its
+Trains with :mod:`training.sb3.train` (a run that already finished is not retrained: its
 ``final.zip`` is evaluated again), then plays ``eval.final_hands`` duplicate hands of the
 trained policy against the random and the heuristic baselines and prints both tables.
 
@@ -21,15 +21,14 @@ import time
 
 from canasta_env.cli import (
     ArgumentParser,
-    existing_file,
     fail,
     ignore_signals_while_exiting,
     interrupted,
     positive_int,
     sigterm_as_interrupt,
 )
-
-from .config import ConfigError, add_torch_threads_flag, load_config
+from training.common.cli import add_run_flags, add_torch_threads_flag, refuse
+from training.sb3.config import ConfigError, load_config
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -40,22 +39,17 @@ def main(argv: list[str] | None = None) -> int:
         SystemExit: ``--help`` (0) or a bad option (2, one line on stderr).
     """
     p = ArgumentParser(prog="python -m training.main", description=__doc__.split("\n")[0])
-    p.add_argument("--config", default="configs/classic.yaml", type=existing_file,
-                   help="YAML training config (default: configs/classic.yaml)")
-    p.add_argument("--total-timesteps", type=positive_int, default=None,
-                   help="override the config")
-    p.add_argument("--run-name", default=None,
-                   help="override the config's run_name (the run's folders)")
+    add_run_flags(p, config_default="configs/classic.yaml",
+                  config_help="YAML training config (default: configs/classic.yaml)")
     add_torch_threads_flag(p)
     p.add_argument("--eval-hands", type=positive_int, default=None,
                    help="override eval.final_hands")
     p.add_argument("--workers", type=positive_int, default=2, help="evaluation processes")
     args = p.parse_args(argv)
     from canasta_env.bots.loader import PolicySpecError
-
-    from .checkpoint import CheckpointError
-    from .evaluate import EvaluationInterrupted, evaluate_policies, format_table
-    from .train import stopped_message, train
+    from training.evaluation import EvaluationInterrupted, evaluate_policies, format_table
+    from training.sb3.checkpoint import CheckpointError
+    from training.sb3.train import stopped_message, train
 
     t0 = time.time()
     try:
@@ -69,10 +63,8 @@ def main(argv: list[str] | None = None) -> int:
                       f"name: --run-name NAME, or delete the run's folder {cfg.run_dir}/)")
             else:
                 final = train(cfg)
-    except (ConfigError, CheckpointError) as e:
-        return fail(p.prog, e)
-    except OSError as e:  # e.g. an unwritable checkpoint_dir
-        return fail(p.prog, f"{e.strerror or e}: {e.filename or ''}")
+    except (ConfigError, CheckpointError, OSError) as e:  # OSError: an unwritable folder
+        return refuse(p.prog, e)
     except KeyboardInterrupt as stop:
         ignore_signals_while_exiting()  # saved: a second Ctrl-C must not cut the exit short
         said = stopped_message(stop, args.config, args.run_name, args.total_timesteps,

@@ -16,6 +16,9 @@ module                              what it holds
                                     :func:`register_loader` for more file kinds;
                                     :func:`check_policy_variant`: a policy against
                                     the variant it is asked to play
+:mod:`canasta_env.bots.variants`    which variant a policy plays (observation size,
+                                    number of actions); imported by the loader and
+                                    the ONNX policy, importing neither
 :mod:`canasta_env.bots.onnx_policy` ``OnnxPolicy``: an exported policy run by
                                     onnxruntime
 :mod:`canasta_env.bots.service`     the HTTP JSON service (FastAPI):

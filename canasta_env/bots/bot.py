@@ -41,7 +41,7 @@ Errors are ``ValueError`` subclasses with a message saying what is wrong:
 :class:`~canasta_env.bots.loader.PolicySpecError` (unknown policy, missing file, a
 ``.zip`` without the training package), its subclass
 :class:`~canasta_env.bots.loader.PolicyVariantError` (a policy of another variant) and
-the loaders' own errors for a bad file (``training.checkpoint.CheckpointError``,
+the loaders' own errors for a bad file (``training.sb3.checkpoint.CheckpointError``,
 ``ValueError`` from ``OnnxPolicy``).
 """
 
@@ -133,7 +133,7 @@ class Bot:
             message says so).
         PolicyVariantError: the policy was built for another variant than ``variant``.
         ValueError: a file its loader cannot read (``OnnxPolicy``'s error,
-            ``training.checkpoint.CheckpointError``); an unknown variant name
+            ``training.sb3.checkpoint.CheckpointError``); an unknown variant name
             (``canasta_env.engine.OptionsError``).
     """
 

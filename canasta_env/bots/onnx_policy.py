@@ -22,7 +22,7 @@ logits        float32 [N, NUM_ACTIONS]    masked action logits, normalised as lo
 
 ``argmax(logits)`` is the policy's deterministic move; ``softmax(logits)`` its action
 probabilities. These are the same numbers as the checkpoint's
-``training.checkpoint.CheckpointPolicy.logits`` (sb3-contrib's masked distribution).
+``training.sb3.checkpoint.CheckpointPolicy.logits`` (sb3-contrib's masked distribution).
 The batch size N is dynamic: :meth:`OnnxPolicy.act_batch` answers N decisions with one
 ``session.run`` (batched evaluation, :mod:`canasta_env.batching`). The model's metadata
 records ``obs_size``, ``num_actions``, the checkpoint and the package version.
@@ -34,8 +34,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .loader import KNOWN_SIZES as VARIANT_SIZES
-from .loader import VARIANT_NAMES as _NAMES
+from .variants import KNOWN_SIZES as VARIANT_SIZES
+from .variants import VARIANT_NAMES as _NAMES
 
 #: value given to illegal actions before normalisation (as sb3-contrib's masking)
 MASKED_LOGIT = -1e8

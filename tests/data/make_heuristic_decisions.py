@@ -1,10 +1,10 @@
 """Write tests/data/heuristic_decisions.npz: 10,000 positions of seeded games and the
 action the Python reference heuristic (``HeuristicPolicy(backend="python")``) takes in
-each, for tests/test_fast_heuristic.py.
+each, for tests/native/test_fast_heuristic.py.
 
     python tests/data/make_heuristic_decisions.py
 
-Positions (tests/heuristic_positions.py): 6,000 Classic (3,000 with the default options
+Positions (tests/helpers/heuristic_positions.py): 6,000 Classic (3,000 with the default options
 and heuristic, 1,500 each under two other option sets with the heuristic's matching
 parameters, all four opening minimums) and 4,000 Hand and Foot (all four rounds), at
 most 80 per hand. The file holds the game table, the number of positions per game, and
@@ -21,12 +21,10 @@ from pathlib import Path
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))  # tests/ (heuristic_positions)
-sys.path.insert(0, str(HERE.parent.parent))  # the repository (canasta_env)
-
-from heuristic_positions import DATA, SETTINGS, crc, game_table, replay  # noqa: E402
+sys.path.insert(0, str(HERE.parents[1]))  # the repository (canasta_env, tests.helpers)
 
 from canasta_env.policies import HeuristicPolicy  # noqa: E402
+from tests.helpers.heuristic_positions import DATA, SETTINGS, crc, game_table, replay  # noqa: E402
 
 #: setting -> positions
 TARGETS = {0: 3000, 1: 1500, 2: 1500, 3: 4000}
