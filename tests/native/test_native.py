@@ -155,7 +155,7 @@ def test_vector_games_bad_input_changes_nothing():
 
 
 def test_readme_vector_games_example_runs(capsys):
-    from test_docs import readme_example
+    from tests.docs.test_docs import readme_example
 
     exec(compile(readme_example("vector-games"), "README.md", "exec"), {"__name__": "readme"})
     assert "(64, 202) (64, 91)" in capsys.readouterr().out

@@ -17,12 +17,12 @@ import random
 
 import httpx
 import pytest
-from service_helpers import free_port, start_server, stop
 
 from canasta_env.engine import Game, to_position
 from canasta_env.engine import limits as L
 from canasta_env.engine.options import preset
 from canasta_env.engine.state import Phase
+from tests.helpers.service import free_port, start_server, stop
 
 POLICIES = ("heuristic", "random", "reference", "search")
 _DEEP = "@deep@"  # replaced by 20,000 nested arrays in the request text (json cannot write it)
