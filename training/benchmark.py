@@ -38,9 +38,10 @@ import time
 
 import numpy as np
 
-from canasta_env.cli import ArgumentParser, existing_file, fail, positive_float
+from canasta_env.cli import ArgumentParser, existing_file, fail, positive_float, require_extra
 
-from .config import ConfigError, load_config
+require_extra("python -m training.benchmark", "training")  # before .config imports yaml
+from .config import ConfigError, load_config  # noqa: E402
 
 
 def _model(cfg, vec):

@@ -101,7 +101,7 @@ import numpy as np
 from canasta_env import AGENTS, raw_env
 from canasta_env.batching import act_rows, fork, is_stateless
 from canasta_env.bots.loader import PolicySpecError, check_policy_variant, load_policy, variant_hint
-from canasta_env.cli import ArgumentParser, fail, interrupted, positive_int
+from canasta_env.cli import ArgumentParser, fail, interrupted, positive_int, require_extra
 from canasta_env.engine import preset
 from canasta_env.policies import Policy
 
@@ -819,6 +819,7 @@ def main(argv: list[str] | None = None) -> int:
     Raises:
         SystemExit: ``--help`` (0) or a bad option (2, one line on stderr).
     """
+    require_extra("python -m training.evaluate", "training", modules=("tqdm",))
     p = ArgumentParser(prog="python -m training.evaluate",
                        description="Duplicate-deal evaluation of policy A against B.")
     p.add_argument("--a", required=True,

@@ -26,10 +26,12 @@ from canasta_env.cli import (
     ignore_signals_while_exiting,
     interrupted,
     positive_int,
+    require_extra,
     sigterm_as_interrupt,
 )
 
-from .config import ConfigError, add_torch_threads_flag, load_config
+require_extra("python -m training.main", "training")  # before .config imports yaml
+from .config import ConfigError, add_torch_threads_flag, load_config  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:

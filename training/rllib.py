@@ -45,11 +45,14 @@ import time
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from canasta_env.cli import require_extra
 
-from canasta_env import AGENTS
+require_extra("python -m training.rllib", "training", "distributed")  # before pydantic, yaml
+from pydantic import BaseModel, ConfigDict, Field, model_validator  # noqa: E402
 
-from .config import ConfigError, RunName, dump_config, load_yaml_model
+from canasta_env import AGENTS  # noqa: E402
+
+from .config import ConfigError, RunName, dump_config, load_yaml_model  # noqa: E402
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 

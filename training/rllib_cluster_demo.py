@@ -44,6 +44,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from canasta_env.cli import require_extra
+
 #: the address both nodes and the driver use: loopback, but not one Ray rewrites (see above)
 NODE_IP = "127.0.0.2"
 
@@ -199,6 +201,7 @@ def _run_demo(config: str, port: int, iterations: int, checkpoint_dir: str | Non
 
 
 def main(argv: list[str] | None = None) -> int:
+    require_extra("python -m training.rllib_cluster_demo", "training", "distributed")
     p = argparse.ArgumentParser(prog="python -m training.rllib_cluster_demo",
                                 description=__doc__.split("\n")[0])
     p.add_argument("--config", default="configs/rllib_smoke.yaml")

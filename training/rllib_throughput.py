@@ -26,7 +26,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from canasta_env.cli import ArgumentParser, positive_int
+from canasta_env.cli import ArgumentParser, positive_int, require_extra
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -79,6 +79,7 @@ def run_rllib(steps: int, out: Path, env: str = "config") -> tuple[int, float]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    require_extra("python -m training.rllib_throughput", "training", "distributed")
     p = ArgumentParser(prog="python -m training.rllib_throughput",
                        description=__doc__.split("\n")[0])
     p.add_argument("--steps", type=positive_int, default=40_000,

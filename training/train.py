@@ -42,10 +42,12 @@ from canasta_env.cli import (
     ignore_signals_while_exiting,
     interrupted,
     positive_int,
+    require_extra,
     sigterm_as_interrupt,
 )
 
-from .config import ConfigError, TrainConfig, add_torch_threads_flag, dump_config, load_config
+require_extra("python -m training.train", "training")  # before .config imports yaml
+from .config import ConfigError, TrainConfig, add_torch_threads_flag, dump_config, load_config  # noqa: E402
 
 
 def check_checkpoint_variant(path: str | Path, variant: str) -> None:
