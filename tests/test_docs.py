@@ -147,14 +147,15 @@ def test_readme_batched_env_example_runs(capsys, monkeypatch):
 
 
 def test_curve_script_checks_its_input_and_draws_the_shipped_curve(tmp_path):
-    """``docs/classic_reference_curve.py`` (README, Reference policies): bad data or
-    arguments are one error line and exit 2 before matplotlib is needed; with the
-    documented arguments it draws the curve, or says that matplotlib is missing."""
+    """``docs/results/classic_reference_curve.py`` (docs/results/reference-policies.md):
+    bad data or arguments are one error line and exit 2 before matplotlib is needed; with
+    the documented arguments it draws the curve, or says that matplotlib is missing."""
     import importlib.util
     import subprocess
     import sys
 
-    script, csv = ROOT / "docs" / "classic_reference_curve.py", ROOT / "docs" / "classic_reference_curve.csv"
+    results = ROOT / "docs" / "results"
+    script, csv = results / "classic_reference_curve.py", results / "classic_reference_curve.csv"
 
     def run(*args):
         return subprocess.run([sys.executable, str(script), *map(str, args)], cwd=ROOT,
@@ -192,14 +193,14 @@ def _going_out_check_module():
     import importlib.util
 
     spec = importlib.util.spec_from_file_location(
-        "going_out_check", ROOT / "docs" / "going_out_check.py")
+        "going_out_check", ROOT / "docs" / "results" / "going_out_check.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
 
 
 def test_going_out_check_changes_only_losing_commitments_to_go_out():
-    """``docs/going_out_check.py`` (README, Reference policies, Classic: the check that
+    """``docs/results/going_out_check.py`` (docs/results/experiments.md: the check that
     was not adopted): every decision it changes was a commitment to go out whose
     estimated hand score loses, and becomes the network's best legal action that neither
     commits nor asks partner; every other decision is the network's own argmax, and none

@@ -19,7 +19,7 @@ episodes -- and costs points: the mean score difference per hand falls. In whole
 to 5,000 (``--games``), where points carry over, it plays far worse. README, Reference
 policies, Classic, gives the figures.
 
-    python docs/going_out_check.py [--seeds 100 101] [--hands 1000] [--games 400]
+    python docs/results/going_out_check.py [--seeds 100 101] [--hands 1000] [--games 400]
 
 Prints one line per (opponent, seed, unit) for the network alone and with the check: the
 hands or games played (two per deal), the win rate, the mean score difference (per hand
@@ -34,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository root
 
 from canasta_env.cli import ArgumentParser, positive_int  # noqa: E402
 from canasta_env.engine import actions as A  # noqa: E402
