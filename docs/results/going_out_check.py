@@ -191,7 +191,7 @@ def main(argv: list[str] | None = None) -> int:
     from training.checkpoint import load_policy_checkpoint
     from training.evaluate import evaluate_policies
 
-    path = Path(__file__).resolve().parents[1] / "checkpoints" / "reference" / "classic.zip"
+    path = Path(__file__).resolve().parents[2] / "checkpoints" / "reference" / "classic.zip"
     print("policy          opponent   seed unit   n     win rate  mean score diff  changed")
     for opp in ("random", "heuristic"):
         for seed in args.seeds:
