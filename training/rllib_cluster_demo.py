@@ -25,7 +25,7 @@ as Ray's servers do; the nodes advertise and use 127.0.0.2 only.)
 
 On a real cluster the same run is ``ray start --head --port 6379`` on one machine,
 ``ray start --address HEAD:6379`` on the others, then ``python -m training.rllib --config
-... --address HEAD:6379`` (see the README, "Training on Ray RLlib").
+... --address HEAD:6379`` (see docs/rllib.md, "On a cluster").
 """
 
 from __future__ import annotations

@@ -16,8 +16,8 @@ the game would be won.
 
 It raises the win rate per hand -- the figure ``training.evaluate`` reports for hand
 episodes -- and costs points: the mean score difference per hand falls. In whole games
-to 5,000 (``--games``), where points carry over, it plays far worse. README, Reference
-policies, Classic, gives the figures.
+to 5,000 (``--games``), where points carry over, it plays far worse. docs/results/experiments.md
+gives the figures.
 
     python docs/results/going_out_check.py [--seeds 100 101] [--hands 1000] [--games 400]
 
