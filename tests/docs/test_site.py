@@ -237,11 +237,47 @@ def test_the_site_builds_strict_and_offline(tmp_path):
     engine = (site / "reference" / "engine" / "index.html").read_text(encoding="utf-8")
     assert "IllegalActionError" in engine and "RulesOptions" in engine
     assert "Keep a Changelog" in (site / "changelog" / "index.html").read_text(encoding="utf-8")
+    # the service page's OpenAPI reference is the running service's schema
+    from canasta_env.bots.service import create_app
+
+    schema = create_app(policy="heuristic", db="sqlite://").openapi()
+    service = (site / "service" / "index.html").read_text(encoding="utf-8")
+    for path in schema["paths"]:
+        assert f"<code>{path}</code>" in service, path
+    for model in schema["components"]["schemas"]:
+        assert f'id="{model.lower()}"' in service, model
     # offline: no page loads fonts or scripts from another host
     for html in site.rglob("*.html"):
         text = html.read_text(encoding="utf-8")
         assert "fonts.googleapis.com" not in text and "fonts.gstatic.com" not in text, html
         assert not re.search(r"<script[^>]+src=\"https?://", text), html
+
+
+def test_the_openapi_hook_writes_types_and_fields():
+    spec = importlib.util.spec_from_file_location("openapi_hook", ROOT / "docs" / "hooks" / "openapi.py")
+    hook = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hook)
+    assert hook.type_name({"$ref": "#/components/schemas/Move"}) == "[Move](#move)"
+    assert hook.type_name({"anyOf": [{"type": "array", "items": {"type": "integer"}},
+                                      {"type": "null"}]}) == "list of integer or null"
+    def json_body(schema):
+        return {"content": {"application/json": {"schema": schema}}}
+
+    doc = {"openapi": "3.1.0", "info": {"title": "t", "version": "1"},
+           "paths": {"/x": {"post": {"summary": "Make | x", "parameters": [
+               {"name": "id", "in": "path"}],
+               "requestBody": json_body({"$ref": "#/components/schemas/X"}),
+               "responses": {"201": json_body({"type": "string"})}}}},
+           "components": {"schemas": {"X": {"description": "Body of ``POST /x``.", "required": ["a"],
+                                             "properties": {"a": {"type": "integer", "description": "an a"},
+                                                            "b": {"type": "boolean", "default": False}}}}}}
+    lines = hook.openapi_markdown(doc).splitlines()
+    assert "| POST | `/x` | Make \\| x | `id` (path) | [X](#x) | 201 string |" in lines
+    assert "Body of `POST /x`." in lines
+    assert "| `a` | integer | yes |  | an a |" in lines and "| `b` | boolean |  | `False` |  |" in lines
+    page = "intro\n<!-- openapi-reference -->\n"
+    assert hook.on_page_markdown("no marker", None, None, None) == "no marker"
+    assert "### Paths" in hook.on_page_markdown(page, None, None, None)
 
 
 def test_the_guide_has_the_agreed_pages():
