@@ -35,10 +35,19 @@ from pathlib import Path
 import numpy as np
 
 from canasta_env.bots.loader import variant_hint
-from canasta_env.cli import ArgumentParser, existing_file, fail, interrupted, positive_float, positive_int
+from canasta_env.cli import (
+    ArgumentParser,
+    existing_file,
+    fail,
+    interrupted,
+    positive_float,
+    positive_int,
+    require_extra,
+)
 from canasta_env.search import CRITERIA, SearchSettings, improve  # noqa: F401 (re-exported)
 
-from .pretrain import _returns
+require_extra("python -m training.search", "training", modules=("tqdm",))  # before .pretrain
+from .pretrain import _returns  # noqa: E402
 
 #: the arrays ``play --record`` saves
 RECORD_KEYS = ("obs", "masks", "actions", "base", "better", "advantage", "returns")

@@ -48,6 +48,7 @@ def run_without(blocked: tuple[str, ...], module: str, *args: str) -> subprocess
      "tqdm, openskill"),
     ("training.export_onnx", ("checkpoints/reference/classic.zip", "out.onnx"),
      "'training' and 'bots' extras", "torch, sb3_contrib, onnx"),
+    ("training.search", ("play", "--deals", "1"), "'training' extra", "tqdm"),
     ("training.rllib", ("--config", "configs/rllib_smoke.yaml"),
      "'training' and 'distributed' extras", "torch"),
     ("training.rllib_throughput", (), "'training' and 'distributed' extras", "torch"),
