@@ -280,6 +280,29 @@ def test_the_openapi_hook_writes_types_and_fields():
     assert "### Paths" in hook.on_page_markdown(page, None, None, None)
 
 
+def test_the_api_reference_renders_rst_tables_and_roles_as_markdown():
+    spec = importlib.util.spec_from_file_location("griffe_rst", ROOT / "docs" / "hooks" / "griffe_rst.py")
+    rst = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(rst)
+    doc = ("Summary, see :class:`~canasta_env.engine.Game` and :func:`fail`.\n"
+           "Run it::\n\n    python -m x\n\n"
+           "=================  =====\n"
+           "name               use\n"
+           "=================  =====\n"
+           ":func:`one_line`   a line\n"
+           "=================  =====\n"
+           "\nAfter.\n=====\n")
+    assert rst.rst_to_markdown(doc).splitlines() == [
+        "Summary, see `Game` and `fail`.", "Run it:", "", "    python -m x", "",
+        "```text",
+        "=================  =====",
+        "name               use",
+        "=================  =====",
+        "one_line           a line",
+        "=================  =====",
+        "```", "", "After.", "====="]
+
+
 def test_the_guide_has_the_agreed_pages():
     nav = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
     guide = nav.split("  - Guide:", 1)[1].split("  - Results:", 1)[0]
