@@ -15,6 +15,8 @@ piece                                 use
                                       that a second Ctrl-C must not cut short)
 :func:`ignore_signals_while_exiting`  after a stop: later signals are ignored
 :func:`one_line`                      a message of several lines as one line
+:func:`require_extra`                 exit 2 with one line naming the missing extra of
+                                      ``pyproject.toml`` (before anything imports it)
 argument types                        :func:`positive_int`, :func:`nonnegative_int`,
                                       :func:`positive_float` (finite), :func:`port`
                                       (1..65535), :func:`host`, :func:`existing_file`
@@ -31,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib.util
 import math
 import signal
 import sys
@@ -62,6 +65,59 @@ def fail(prog: str, message: object) -> int:
     """Print ``PROG: error: MESSAGE`` (one line) on stderr; returns :data:`EXIT_USAGE`."""
     print(f"{prog}: error: {one_line(message)}", file=sys.stderr)
     return EXIT_USAGE
+
+
+#: the modules a command may need, by the extra of ``pyproject.toml`` that installs them
+#: (import names; only the ones the commands import, not every requirement of the extra)
+EXTRA_MODULES: dict[str, tuple[str, ...]] = {
+    "training": ("torch", "stable_baselines3", "sb3_contrib", "tensorboard", "yaml",
+                 "pydantic", "tqdm", "rich", "openskill", "onnx"),
+    "bots": ("onnxruntime", "fastapi", "uvicorn", "sqlalchemy"),
+    "distributed": ("ray",),
+    "dev": ("locust",),
+}
+
+
+def _importable(module: str) -> bool:
+    """Whether ``import module`` can find ``module`` (a top-level name; nothing is
+    imported). A name set to ``None`` in ``sys.modules`` (an import blocked on purpose)
+    counts as missing."""
+    if module in sys.modules:
+        return sys.modules[module] is not None
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def require_extra(prog: str, *extras: str, modules: tuple[str, ...] | None = None) -> None:
+    """Exit with one line naming the extra(s) if a module they install is missing.
+
+    Called by each command at the top of its ``main()`` (or, where the module itself
+    imports the extra, before that import), so a missing extra is one line on stderr,
+    ``PROG: error: needs the 'training' extra (missing: torch, yaml): pip install -e
+    ".[training]"``, and exit code 2 instead of a ``ModuleNotFoundError`` traceback.
+
+    Args:
+        prog: the command's name as its errors print it (``"python -m training.main"``).
+        extras: names of extras of ``pyproject.toml`` (keys of :data:`EXTRA_MODULES`).
+        modules: check only these import names instead of every module of
+            :data:`EXTRA_MODULES` for ``extras`` (a command that needs part of an extra).
+
+    Raises:
+        SystemExit: code :data:`EXIT_USAGE` (2) when a module is missing.
+        KeyError: an extra that :data:`EXTRA_MODULES` does not know (a programming error).
+    """
+    wanted = modules if modules is not None else tuple(
+        m for extra in extras for m in EXTRA_MODULES[extra])
+    missing = [m for m in dict.fromkeys(wanted) if not _importable(m)]
+    if not missing:
+        return
+    names = " and ".join(f"'{e}'" for e in extras)
+    plural = "extras" if len(extras) > 1 else "extra"
+    fail(prog, f"needs the {names} {plural} (missing: {', '.join(missing)}): "
+               f'pip install -e ".[{",".join(extras)}]"')
+    raise SystemExit(EXIT_USAGE)
 
 
 def interrupted(prog: str, what: str = "") -> int:

@@ -13,7 +13,9 @@ the service, terminal play and ``training.evaluate``). It needs the game, not on
 observation: it reads the true state only to find the cards the seat cannot see, deals
 them again at random, and never looks at where they really are (a test gives it two
 states that differ only in hidden cards and checks that it searches them identically).
-Cost: about 30 ms per decision on one core at 64 determinisations (Classic).
+Cost: each decision plays ``determinisations`` heuristic rollouts to the end of the hand
+per legal action (a decision with one legal action plays none); measured figures are in
+docs/results/search.md.
 
 Rules: docs/RULES.md §2.15 and §3.9 (the hand's score, the outcome of a rollout).
 """

@@ -38,8 +38,10 @@ import time
 
 import numpy as np
 
-from canasta_env.cli import ArgumentParser, existing_file, fail, positive_float
-from training.sb3.config import ConfigError, load_config
+from canasta_env.cli import ArgumentParser, existing_file, fail, positive_float, require_extra
+
+require_extra("python -m training.benchmark", "training")  # before the config imports yaml
+from training.sb3.config import ConfigError, load_config  # noqa: E402
 
 
 def _model(cfg, vec):

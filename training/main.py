@@ -25,10 +25,13 @@ from canasta_env.cli import (
     ignore_signals_while_exiting,
     interrupted,
     positive_int,
+    require_extra,
     sigterm_as_interrupt,
 )
-from training.common.cli import add_run_flags, add_torch_threads_flag, refuse
-from training.sb3.config import ConfigError, load_config
+
+require_extra("python -m training.main", "training")  # before the config imports yaml
+from training.common.cli import add_run_flags, add_torch_threads_flag, refuse  # noqa: E402
+from training.sb3.config import ConfigError, load_config  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:

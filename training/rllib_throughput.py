@@ -2,9 +2,13 @@
 training.rllib_throughput``. It moved (see CHANGELOG.md); this module keeps the old
 imports working."""
 
-from training.common.moved import forward
+from canasta_env.cli import require_extra
+
+require_extra("python -m training.rllib_throughput", "training", "distributed")  # before Ray
+
+from training.common.moved import forward  # noqa: E402
 from training.rllib.throughput import *  # noqa: F403 - the public names, re-exported
-from training.rllib.throughput import main
+from training.rllib.throughput import main  # noqa: E402
 
 __getattr__ = forward(__name__, "training.rllib.throughput")
 

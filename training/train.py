@@ -1,7 +1,10 @@
 """The old path of :mod:`training.sb3.train` and ``python -m training.train``. It moved
 (see CHANGELOG.md); this module keeps the old imports working."""
 
-from training.common.moved import forward
+from canasta_env.cli import require_extra
+
+require_extra("python -m training.train", "training")  # before the config imports yaml
+from training.common.moved import forward  # noqa: E402
 from training.sb3.callbacks import *  # noqa: F403 - the public names, re-exported
 from training.sb3.interrupt import *  # noqa: F403 - the public names, re-exported
 from training.sb3.runs import *  # noqa: F403 - the public names, re-exported

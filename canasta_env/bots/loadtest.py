@@ -31,7 +31,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from canasta_env.cli import ArgumentParser, fail, positive_float, positive_int
+from canasta_env.cli import ArgumentParser, fail, positive_float, positive_int, require_extra
 
 LOCUSTFILE = Path(__file__).with_name("locustfile.py")
 
@@ -205,6 +205,7 @@ def targets(result: dict, p99_ms: float) -> list[str]:
 
 
 def main(argv: list[str] | None = None, prog: str | None = None) -> int:
+    require_extra(prog or "python -m canasta_env.bots.loadtest", "bots", "dev")
     p = ArgumentParser(prog=prog, description="Load test of the bot service (locust, 127.0.0.1).")
     p.add_argument("--users", type=positive_int, default=32, help="concurrent players (32)")
     p.add_argument("--seconds", type=positive_float, default=60.0, help="run time (60)")

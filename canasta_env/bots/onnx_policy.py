@@ -12,9 +12,9 @@ name          type, shape                 meaning
 observation   float32 [N, OBS_SIZE]       ``canasta_env.observation.encode(game, seat)``
                                           (the env's ``obs["observation"]``)
 action_mask   int8 [N, NUM_ACTIONS]       1 = legal, 0 = illegal (the env's
-                                          ``obs["action_mask"]`` as it is; models
-                                          exported before this took float32, and
-                                          :class:`OnnxPolicy` feeds either)
+                                          ``obs["action_mask"]`` as it is;
+                                          :class:`OnnxPolicy` also feeds a model
+                                          whose ``action_mask`` input is float32)
 logits        float32 [N, NUM_ACTIONS]    masked action logits, normalised as log
                                           probabilities over the legal actions; illegal
                                           actions about -1e8 (:data:`MASKED_LOGIT`)

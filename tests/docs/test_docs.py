@@ -98,21 +98,74 @@ def test_license_exists_and_matches_pyproject():
     assert 'license = { text = "MIT" }' in (ROOT / "pyproject.toml").read_text(encoding="utf-8")
 
 
-def readme_example(marker: str) -> str:
-    """The README's python code block whose lines include ``# example: <marker>``."""
-    blocks = re.findall(r"```python\n(.*?)\n```", README.read_text(encoding="utf-8"), re.S)
-    for block in blocks:
-        if any(line.strip() == f"# example: {marker}" for line in block.splitlines()):
-            return block
-    raise AssertionError(f"README.md has no python block marked '# example: {marker}'")
+#: the pages whose python code blocks are examples that must run: the README and the guide
+#: (the API reference has no code blocks; the results pages show commands, not examples)
+EXAMPLE_PAGES = [README, *sorted(p for p in (ROOT / "docs").glob("*.md") if p.name != "RULES.md")]
+#: examples with a test of their own below (``# example: <marker>`` as a line of the block)
+MARKED = {"partnership-env", "batched-env", "bot", "vector-games"}
+
+
+def python_blocks(page: Path) -> list[str]:
+    return re.findall(r"```python\n(.*?)\n```", page.read_text(encoding="utf-8"), re.S)
+
+
+def marker(block: str) -> str | None:
+    for line in block.splitlines():
+        if line.strip().startswith("# example: "):
+            return line.strip()[len("# example: "):]
+    return None
+
+
+def readme_example(name: str) -> str:
+    """The python code block of the README or a guide page marked ``# example: <name>``."""
+    for page in EXAMPLE_PAGES:
+        for block in python_blocks(page):
+            if marker(block) == name:
+                return block
+    raise AssertionError(f"no python block of the README or docs/*.md is marked '# example: {name}'")
+
+
+def run_example(code: str, page: str = "README.md") -> dict:
+    namespace: dict = {"__name__": "docs_example"}
+    exec(compile(code, page, "exec"), namespace)
+    return namespace
+
+
+UNMARKED = [pytest.param(block, id=f"{page.relative_to(ROOT)}[{i}]")
+            for page in EXAMPLE_PAGES for i, block in enumerate(python_blocks(page))
+            if marker(block) is None]
+
+
+def test_every_example_is_run_by_a_test():
+    markers = [marker(b) for page in EXAMPLE_PAGES for b in python_blocks(page)]
+    assert sorted(m for m in markers if m) == sorted(MARKED), "each marker has its own test"
+    assert len(UNMARKED) >= 10 and python_blocks(README)
+
+
+@pytest.mark.parametrize("code", UNMARKED)
+def test_readme_and_guide_examples_run(code, monkeypatch, capsys):
+    """Every python block of the README and the guide pages runs as written (from the
+    repository's root); the ones with a ``# example:`` marker have their own test below."""
+    if "sb3_contrib" in code or "training" in code:
+        pytest.importorskip("sb3_contrib")
+    monkeypatch.chdir(ROOT)
+    run_example(code)
+
+
+def test_readme_quick_start_plays_a_hand(monkeypatch, capsys):
+    monkeypatch.chdir(ROOT)
+    namespace = run_example(python_blocks(README)[0])
+    sheets = namespace["info"]["score_sheets"]
+    assert len(sheets) == 2 and all("hand_score" in s for s in sheets)
+    assert "Score sheet us" in capsys.readouterr().out
+    assert namespace["env"].agents == []                 # the hand is over
 
 
 def test_readme_partnership_env_example_runs(capsys, monkeypatch):
     pytest.importorskip("sb3_contrib")
     code = readme_example("partnership-env")
     monkeypatch.chdir(ROOT)
-    namespace: dict = {"__name__": "readme_example"}
-    exec(compile(code, "README.md", "exec"), namespace)
+    namespace = run_example(code)
     out = capsys.readouterr().out
     assert "hand scores (A, B)" in out
     assert namespace["done"] or namespace["truncated"]
@@ -123,8 +176,7 @@ def test_readme_bot_example_runs(monkeypatch):
     """The Bot snippet runs as written (it once used a position it never made)."""
     code = readme_example("bot")
     monkeypatch.chdir(ROOT)
-    namespace: dict = {"__name__": "readme_example"}
-    exec(compile(code, "README.md", "exec"), namespace)
+    namespace = run_example(code)
     assert namespace["seat"] == 2
     assert namespace["move"] == {"action": 0, "description": "draw from stock"}
     assert namespace["moves"][0] == {**namespace["move"], "seat": 2} and len(namespace["moves"]) >= 2
@@ -138,30 +190,46 @@ def test_readme_batched_env_example_runs(capsys, monkeypatch):
         pytest.fail("the native core is not built (pip install -e . builds it)")
     code = readme_example("batched-env")
     monkeypatch.chdir(ROOT)
-    namespace: dict = {"__name__": "readme_example"}
-    exec(compile(code, "README.md", "exec"), namespace)
+    namespace = run_example(code)
     out = capsys.readouterr().out
     assert "hands finished; learner sides {0, 1}" in out
     assert namespace["model"].num_timesteps == 2048
     assert namespace["env"].hands_finished > 0
 
 
+def test_vector_games_example_runs(capsys, monkeypatch):
+    from canasta_env.native import available
+
+    if not available:
+        pytest.fail("the native core is not built (pip install -e . builds it)")
+    monkeypatch.chdir(ROOT)
+    namespace = run_example(readme_example("vector-games"))
+    assert namespace["obs"].shape == (64, 202) and namespace["masks"].shape == (64, 91)
+    assert namespace["hands"] > 0
+    assert capsys.readouterr().out == f"(64, 202) (64, 91) {namespace['hands']}\n"
+
+
 def test_curve_script_checks_its_input_and_draws_the_shipped_curve(tmp_path):
-    """``docs/classic_reference_curve.py`` (README, Reference policies): bad data or
-    arguments are one error line and exit 2 before matplotlib is needed; with the
-    documented arguments it draws the curve, or says that matplotlib is missing."""
+    """``docs/results/classic_reference_curve.py`` (docs/results/reference-policies.md):
+    bad data or arguments are one error line and exit 2 before matplotlib is needed; with
+    the documented arguments it draws the curve, or says that matplotlib is missing."""
     import importlib.util
     import subprocess
     import sys
 
-    script, csv = ROOT / "docs" / "classic_reference_curve.py", ROOT / "docs" / "classic_reference_curve.csv"
+    results = ROOT / "docs" / "results"
+    script, csv = results / "classic_reference_curve.py", results / "classic_reference_curve.csv"
 
     def run(*args):
         return subprocess.run([sys.executable, str(script), *map(str, args)], cwd=ROOT,
                               capture_output=True, text=True, timeout=60)
 
+    bad, empty = tmp_path / "bad.csv", tmp_path / "empty.csv"
+    bad.write_text("steps,seed7,seed8,run\n1,0.5,x\n")
+    empty.write_text("# only a comment\n")
     for args, says in (
-            ((README, tmp_path / "x.png", 1, 2), "want steps,seed7,seed8,run; got '"),
+            ((bad, tmp_path / "x.png", 1, 2), "want steps,seed7,seed8,run; got '1,0.5,x'"),
+            ((empty, tmp_path / "x.png", 1, 2), "no data rows (steps,seed7,seed8,run)"),
             ((tmp_path / "missing.csv", tmp_path / "x.png", 1, 2), "No such file"),
             ((csv, tmp_path / "x.png", 58327168, 99000000),
              "must lie within the data (0 to 61,327,168 steps; --leg after anneal_from)"),
@@ -192,14 +260,14 @@ def _going_out_check_module():
     import importlib.util
 
     spec = importlib.util.spec_from_file_location(
-        "going_out_check", ROOT / "docs" / "going_out_check.py")
+        "going_out_check", ROOT / "docs" / "results" / "going_out_check.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
 
 
 def test_going_out_check_changes_only_losing_commitments_to_go_out():
-    """``docs/going_out_check.py`` (README, Reference policies, Classic: the check that
+    """``docs/results/going_out_check.py`` (docs/results/experiments.md: the check that
     was not adopted): every decision it changes was a commitment to go out whose
     estimated hand score loses, and becomes the network's best legal action that neither
     commits nor asks partner; every other decision is the network's own argmax, and none

@@ -26,7 +26,7 @@ import json
 import sys
 
 from canasta_env.bots.loader import PolicySpecError, load_policy, variant_hint
-from canasta_env.cli import ArgumentParser, fail, interrupted, positive_int
+from canasta_env.cli import ArgumentParser, fail, interrupted, positive_int, require_extra
 
 from .duplicate import play_match
 from .episodes import DEFAULT_BATCH, check_batch
@@ -117,6 +117,7 @@ def main(argv: list[str] | None = None) -> int:
     Raises:
         SystemExit: ``--help`` (0) or a bad option (2, one line on stderr).
     """
+    require_extra("python -m training.ratings", "training", modules=("tqdm", "openskill"))
     p = ArgumentParser(prog="python -m training.ratings",
                        description="Round-robin openskill ratings of a policy pool.")
     p.add_argument("--policies", nargs="+", required=True,

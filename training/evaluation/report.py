@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 from canasta_env.bots.loader import PolicySpecError, variant_hint
-from canasta_env.cli import ArgumentParser, fail, interrupted, positive_int
+from canasta_env.cli import ArgumentParser, fail, interrupted, positive_int, require_extra
 
 from .duplicate import EvaluationInterrupted, evaluate_policies
 from .episodes import DEFAULT_BATCH
@@ -52,6 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     Raises:
         SystemExit: ``--help`` (0) or a bad option (2, one line on stderr).
     """
+    require_extra("python -m training.evaluate", "training", modules=("tqdm",))
     p = ArgumentParser(prog="python -m training.evaluate",
                        description="Duplicate-deal evaluation of policy A against B.")
     p.add_argument("--a", required=True,

@@ -30,7 +30,7 @@ import numpy as np
 from canasta_env import __version__
 from canasta_env.bots.loader import KNOWN_SIZES, VARIANT_NAMES
 from canasta_env.bots.onnx_policy import INPUTS, MASKED_LOGIT, OUTPUT, OnnxPolicy
-from canasta_env.cli import ArgumentParser, fail, interrupted
+from canasta_env.cli import ArgumentParser, fail, interrupted, require_extra
 
 #: lowest opset this network exports with (7 and 8 lack Expand / Where as it uses them)
 MIN_OPSET = 9
@@ -175,6 +175,8 @@ def main(argv: list[str] | None = None) -> int:
     Raises:
         SystemExit: ``--help`` (0) or a bad option (2, one line on stderr).
     """
+    require_extra("python -m training.export_onnx", "training", "bots",
+                  modules=("torch", "sb3_contrib", "onnx", "onnxruntime"))
     p = ArgumentParser(prog="python -m training.export_onnx",
                        description="Export a MaskablePPO checkpoint's policy to ONNX.")
     p.add_argument("checkpoint", help="MaskablePPO .zip")

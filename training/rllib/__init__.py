@@ -13,7 +13,11 @@
 Importing this package imports Ray (the env class derives from RLlib's PettingZoo wrapper).
 """
 
-from training.common.moved import forward
+from canasta_env.cli import require_extra
+
+require_extra("python -m training.rllib", "training", "distributed")  # before the imports that need it
+
+from training.common.moved import forward  # noqa: E402
 
 from .config import (
     EnvRunnersConfig,
@@ -23,7 +27,7 @@ from .config import (
     RLlibPPOConfig,
     load_rllib_config,
 )
-from .env import CanastaRLlibEnv, env_class, env_config, ppo_config
+from .env import CanastaRLlibEnv, env_class, env_config, ppo_config  # noqa: E402
 from .loop import (
     REPO_ROOT,
     evaluate_module,

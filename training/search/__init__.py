@@ -6,10 +6,14 @@
   checkpoint (``distill``), and the command.
 """
 
-from canasta_env.search import CRITERIA, SearchSettings, improve
-from training.common.moved import forward
+from canasta_env.cli import require_extra
 
-from .distill import RECORD_KEYS, distill, distill_targets, main, play, play_chunk
+require_extra("python -m training.search", "training", modules=("tqdm",))  # before the imports that need it
+
+from canasta_env.search import CRITERIA, SearchSettings, improve  # noqa: E402
+from training.common.moved import forward  # noqa: E402
+
+from .distill import RECORD_KEYS, distill, distill_targets, main, play, play_chunk  # noqa: E402
 
 __all__ = ["CRITERIA", "RECORD_KEYS", "SearchSettings", "distill", "distill_targets", "improve",
            "main", "play", "play_chunk"]

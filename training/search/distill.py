@@ -245,8 +245,9 @@ def distill(init: str, data: list[str], out: str, epochs: int, batch_size: int,
         kept the heuristic's action.
 
     Raises:
-        FileExistsError: ``out`` exists. FileNotFoundError / KeyError: a data file
-        missing or without the recorded arrays.
+        FileExistsError: ``out`` exists.
+        FileNotFoundError: a data file is missing.
+        KeyError: a data file lacks the recorded arrays.
     """
     import torch
 

@@ -16,10 +16,10 @@ the game would be won.
 
 It raises the win rate per hand -- the figure ``training.evaluate`` reports for hand
 episodes -- and costs points: the mean score difference per hand falls. In whole games
-to 5,000 (``--games``), where points carry over, it plays far worse. README, Reference
-policies, Classic, gives the figures.
+to 5,000 (``--games``), where points carry over, it plays far worse. docs/results/experiments.md
+gives the figures.
 
-    python docs/going_out_check.py [--seeds 100 101] [--hands 1000] [--games 400]
+    python docs/results/going_out_check.py [--seeds 100 101] [--hands 1000] [--games 400]
 
 Prints one line per (opponent, seed, unit) for the network alone and with the check: the
 hands or games played (two per deal), the win rate, the mean score difference (per hand
@@ -34,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository root
 
 from canasta_env.cli import ArgumentParser, positive_int  # noqa: E402
 from canasta_env.engine import actions as A  # noqa: E402
@@ -191,7 +191,7 @@ def main(argv: list[str] | None = None) -> int:
     from training.checkpoint import load_policy_checkpoint
     from training.evaluate import evaluate_policies
 
-    path = Path(__file__).resolve().parents[1] / "checkpoints" / "reference" / "classic.zip"
+    path = Path(__file__).resolve().parents[2] / "checkpoints" / "reference" / "classic.zip"
     print("policy          opponent   seed unit   n     win rate  mean score diff  changed")
     for opp in ("random", "heuristic"):
         for seed in args.seeds:

@@ -1,8 +1,8 @@
-"""Draws docs/classic_reference_curve.png from docs/classic_reference_curve.csv (needs
+"""Draws docs/results/classic_reference_curve.png from docs/results/classic_reference_curve.csv (needs
 matplotlib, which the project does not install):
 
-    python docs/classic_reference_curve.py docs/classic_reference_curve.csv \
-        docs/classic_reference_curve.png 58327168 32327168 --leg 51327168 \
+    python docs/results/classic_reference_curve.py docs/results/classic_reference_curve.csv \
+        docs/results/classic_reference_curve.png 58327168 32327168 --leg 51327168 \
         --branch cl_long2:32327168 --branch cl_long3b:51327168
 
 Win rate against the heuristic per PPO step (seeds 7 and 8, 1,000 duplicate hands each).
@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repo, instal
 from canasta_env.cli import ArgumentParser  # noqa: E402 - errors as one line
 
 p = ArgumentParser(description="Draw the Classic reference learning curve.")
-p.add_argument("csv", help="docs/classic_reference_curve.csv")
+p.add_argument("csv", help="docs/results/classic_reference_curve.csv")
 p.add_argument("png", help="the image to write")
 p.add_argument("shipped_steps", type=int, help="PPO steps of the shipped checkpoint")
 p.add_argument("anneal_from", type=int, help="PPO steps where the learning rate starts to fall")
