@@ -28,6 +28,10 @@ a ``.onnx`` path    a policy exported by ``python -m training.export_onnx``
                     (:class:`~canasta_env.bots.onnx_policy.OnnxPolicy`; onnxruntime only)
 a ``.zip`` path     a MaskablePPO checkpoint: needs the training extra, and ``training``
                     imported (it registers the loader; see :mod:`canasta_env.bots.loader`)
+``"module:attr"``   a policy of your own, ``module:attribute``
+                    (:mod:`canasta_env.bots.outside`): a class gets one instance per
+                    seat, renewed (and its ``reset(seed)`` hook called) at each new hand
+                    the bot sees for that seat (a new deal seed or hand number)
 ==================  =================================================================
 
 A policy built for one variant (a network: its observation size and number of actions)
@@ -47,6 +51,7 @@ the loaders' own errors for a bad file (``training.checkpoint.CheckpointError``,
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 import numpy as np
@@ -140,6 +145,7 @@ class Bot:
     def __init__(self, policy: Any = "reference", variant: Any = None) -> None:
         self._reference = False
         self._by_variant: dict[str, Any] = {}
+        self._seats: dict[int, tuple[tuple, Any]] = {}  # seat -> (hand key, its handle)
         if isinstance(policy, str):
             self.name = policy.strip()
             self.policy = load_policy(policy, variant=variant)
@@ -206,6 +212,8 @@ class Bot:
         legal = game.legal_actions()
         mask = np.zeros(game.num_actions, dtype=np.int8)  # Classic: NUM_ACTIONS
         mask[legal] = 1
+        if hasattr(policy, "for_seat"):  # a policy class: its own instance per seat and hand
+            policy = self._seat_policy(policy, game, to_move)
         act_game = getattr(policy, "act_game", None)  # a search: it needs the game
         action = int(act_game(game, to_move) if act_game is not None
                      else policy.act(encode(game, to_move), mask))
@@ -214,6 +222,18 @@ class Bot:
             raise RuntimeError(f"policy {self.name!r} chose illegal action {action} "
                                f"({text!r}); legal: {legal}")
         return action
+
+    def _seat_policy(self, policy: Any, game: Game, seat: int) -> Any:
+        """``seat``'s handle of the policy class ``policy``, a new instance (reset with a
+        seed from the deal seed, hand number and seat) whenever the hand changes."""
+        key = (id(policy), game.seed, game.hand_number)
+        held = self._seats.get(seat)
+        if held is not None and held[0] == key:
+            return held[1]
+        handle = policy.for_seat()
+        handle.reset(random.Random(f"{game.seed}/{game.hand_number}/{seat}").getrandbits(63))
+        self._seats[seat] = (key, handle)
+        return handle
 
     def play_seat_turn(self, game: Game, seat: int) -> list[dict]:
         """Play ``seat``'s decisions in ``game`` (modified in place) until another seat is

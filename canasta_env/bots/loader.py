@@ -20,6 +20,9 @@ a ``.zip`` path      a MaskablePPO checkpoint, loaded by the loader that the
                      ``training`` package registers when it is imported (needs the
                      ``training`` extra: torch, sb3-contrib)
 any other path       the loader registered for its suffix with :func:`register_loader`
+``module:attr``      a policy written outside this package, ``module:attribute``: a
+                     class (one instance per seat and per episode) or a policy
+                     object, imported by name (:mod:`canasta_env.bots.outside`)
 ===================  ================================================================
 
 Specs are stripped; the built-in names and file suffixes are matched case-insensitively.
@@ -172,10 +175,15 @@ def policy_sizes(policy: Any) -> tuple[int, int] | None:
 
     Read from the policy's ``obs_size`` and ``num_actions`` attributes (``None`` or
     absent: any variant), else from the observation and action spaces of its ``model``
-    attribute (an SB3 model, as in ``training.checkpoint.CheckpointPolicy``)."""
+    attribute (an SB3 model, as in ``training.checkpoint.CheckpointPolicy``), else from
+    its ``variant`` attribute when that is a variant name (``"classic"``,
+    ``"hand_and_foot"``: that preset's sizes; an outside policy's declaration)."""
     obs, n = getattr(policy, "obs_size", None), getattr(policy, "num_actions", None)
     if obs is not None and n is not None:
         return int(obs), int(n)
+    declared = getattr(policy, "variant", None)
+    if isinstance(declared, str) and declared in PRESETS:
+        return _sizes(preset(declared))
     model = getattr(policy, "model", None)
     shape = getattr(getattr(model, "observation_space", None), "shape", None)
     n = getattr(getattr(model, "action_space", None), "n", None)
@@ -372,9 +380,13 @@ def load_policy(spec: str, variant: Any = None) -> Policy:
 def _load(spec: str, variant: Any) -> Policy:
     if not isinstance(spec, str) or not spec.strip():
         raise PolicySpecError(f"a policy spec must be 'random', 'heuristic', 'search', "
-                              f"'reference' or a "
-                              f"policy file path (.onnx, .zip), got {spec!r}")
+                              f"'reference', a policy file path (.onnx, .zip) or "
+                              f"module:attribute, got {spec!r}")
     key = spec.strip()
+    from .outside import is_outside_spec, load_outside
+
+    if is_outside_spec(key) and not Path(key).exists():
+        return load_outside(key)
     if key.lower() == "random":
         return RandomPolicy(seed=0)
     if key.lower() == "heuristic":
