@@ -52,11 +52,35 @@ def test_check_env_specs_and_a_whole_hand(variant):
         assert masks[torch.arange(len(actions)), actions].all()
 
 
-def test_collector_gathers_frames():
+def _masked_policy(env):
+    """One shared MLP per seat, sampling with ``MaskedCategorical`` over the seat's mask."""
+    from tensordict.nn import TensorDictModule, TensorDictSequential
+    from torchrl.modules import MLP, MaskedCategorical, ProbabilisticActor
+
+    n_act = env.full_action_spec["player_0", "action"].space.n
+    n_obs = env.observation_spec["player_0", "observation", "observation"].shape[-1]
+    net = MLP(in_features=n_obs, out_features=n_act, num_cells=[16])
+    return TensorDictSequential(*[ProbabilisticActor(
+        TensorDictModule(net, in_keys=[(a, "observation", "observation")], out_keys=[(a, "logits")]),
+        in_keys={"logits": (a, "logits"), "mask": (a, "action_mask")}, out_keys=[(a, "action")],
+        distribution_class=MaskedCategorical) for a in canasta_env.AGENTS])
+
+
+def test_collector_plays_whole_hands_with_legal_actions_only():
+    torch.manual_seed(0)
     env = _wrapped("classic", seed=1)
-    collector = Collector(env, policy=None, frames_per_batch=64, total_frames=128)
+    collector = Collector(env, policy=_masked_policy(env), frames_per_batch=256, total_frames=768)
     batches = [b for b in collector]
     collector.shutdown()
-    assert [b.numel() for b in batches] == [64, 64]
-    phases = torch.cat([b["player_0", "info", "phase"].reshape(-1) for b in batches])
-    assert set(np.unique(phases.numpy()).tolist()) <= {0.0, 1.0, 2.0, 3.0, 4.0, 5.0}
+    assert [b.numel() for b in batches] == [256, 256, 256]
+    data = torch.cat(batches)
+    assert int(data["next", "done"].sum()) >= 2  # whole hands, then reset by the collector
+    for a in canasta_env.AGENTS:
+        acted = data[a, "mask"].reshape(-1)
+        actions = data[a, "action"].reshape(-1)[acted]
+        masks = data[a, "action_mask"].reshape(acted.shape[0], -1)[acted]
+        assert len(actions) > 0 and masks[torch.arange(len(actions)), actions].all()
+    ends = data["next", "player_0", "info", "hand_over"].reshape(-1) == 1
+    assert torch.equal(ends, data["next", "done"].reshape(-1))
+    phases = data["player_0", "info", "phase"].reshape(-1)
+    assert set(np.unique(phases.numpy()).tolist()) <= {0.0, 1.0, 2.0, 3.0}
