@@ -47,7 +47,8 @@ Determinisation for ISMCTS and other sampling algorithms:
 :meth:`CanastaState.resample_from_infostate` deals the cards a player cannot see (the
 other hands less the cards known from pile pickups, the stock, the feet not yet picked
 up) again at random, with red 3s never in a hand, as the project's search does
-(``core/search.c``); the player's information-state string is unchanged.
+(``core/search.c``); the player's information-state string is unchanged. While a partner
+answers "may I go out?" the asker's hand is kept as well (see :func:`determinise`).
 
 The rules engine never imports this module; it imports ``pyspiel`` at import time and
 raises ``ImportError`` with the install line when open_spiel is missing.
@@ -70,6 +71,7 @@ from . import native as _native
 from .aec import raw_env
 from .engine import actions as A
 from .engine.cards import RED_THREE
+from .engine.state import Phase
 from .native import NativeGame
 
 __all__ = ["GAMES", "CanastaGame", "CanastaState", "HandAndFootGame", "determinise", "register"]
@@ -306,20 +308,27 @@ def determinise(game: Any, seat: int, rng: random.Random) -> Any:
     cards as it hid (never a red 3: a red 3 is laid down at once, docs/RULES.md §2.5),
     then the feet and the stock from the rest. Everything ``seat`` may know (its own
     hand, the known cards, the table, the pile, the sizes) is unchanged, so its
-    observation is the same.
+    observation is the same. One exception keeps the game playable: while ``seat``
+    answers its partner's "may I go out?" (phase ANSWER), the asker's hand is kept too
+    (the asker's commitment was made on it; in that one decision the sampled worlds
+    know the asker's hand).
 
     Raises:
         ValueError: ``seat`` is not 0..3.
     """
     if not 0 <= seat < 4:
         raise ValueError(f"seat must be 0..3, got {seat}")
-    if _native.available and isinstance(game, NativeGame):  # the same deal, in C
-        return _native.determinised(game, seat, rng.getrandbits(63))
     g = game.to_game()
+    # while the partner answers "may I go out?", the asker's hand is kept: the asker's
+    # commitment (go out after yes, docs/RULES.md §2.12) was made on that hand, and
+    # another hand could leave it no legal way to finish the turn
+    keep = {seat, g.current} if g.phase == Phase.ANSWER else {seat}
+    if keep == {seat} and _native.available and isinstance(game, NativeGame):
+        return _native.determinised(game, seat, rng.getrandbits(63))  # the same, in C
     pool: list[int] = []
     hidden = [0] * 4
     for o in range(4):
-        if o != seat:
+        if o not in keep:
             for c in range(len(g.hands[o])):
                 k = g.hands[o][c] - g.known[o][c]
                 if k > 0:
@@ -337,7 +346,7 @@ def determinise(game: Any, seat: int, rng: random.Random) -> Any:
     rest: list[int] = []
     k = 0
     for o in range(4):
-        if o == seat or not hidden[o]:
+        if o in keep or not hidden[o]:
             continue
         g.hands[o] = [min(g.known[o][c], g.hands[o][c]) for c in range(len(g.hands[o]))]
         got = 0

@@ -182,14 +182,17 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = p.parse_args(argv)
-    try:
-        r = evaluate_ismcts(args.b, args.hands, variant=args.variant, seed=args.seed,
-                            simulations=args.simulations, rollouts=args.rollouts,
-                            progress=not args.no_progress)
+    try:  # before the first deal: the opponent loads and plays the variant, open_spiel is there
+        load_policy(args.b, variant=args.variant)
+        load_game(args.variant)
     except ImportError as e:
         return fail(p.prog, e)
     except (PolicySpecError, ValueError) as e:
         return fail(p.prog, variant_hint(e, specs=(args.b,)))
+    try:
+        r = evaluate_ismcts(args.b, args.hands, variant=args.variant, seed=args.seed,
+                            simulations=args.simulations, rollouts=args.rollouts,
+                            progress=not args.no_progress)
     except KeyboardInterrupt as stop:
         r = getattr(stop, "result", None)
         if r is not None and r["episodes"]:

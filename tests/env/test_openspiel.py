@@ -118,3 +118,45 @@ def test_openspiel_ismcts_plays_a_whole_hand():
     assert decisions > 20
     r = state.returns()
     assert r[0] == r[2] == -r[1] == -r[3]
+
+
+def _playout(state, rng) -> int:
+    """Random legal play to the end of the hand; the number of decisions."""
+    n = 0
+    while not state.is_terminal():
+        legal = state.legal_actions()
+        assert legal, f"no legal action in phase {state.native.phase}"  # never a dead end
+        state.apply_action(int(rng.choice(legal)))
+        n += 1
+    return n
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_resampled_worlds_play_out_and_answers_keep_the_askers_hand(backend):
+    """Found by the ISMCTS evaluation: a world resampled for the partner answering "may I
+    go out?" dealt the asker a hand that could not go out, and a rollout met a state
+    with no legal action. The asker's hand is now kept in that phase."""
+    from canasta_env.engine.state import Phase
+
+    game = pyspiel.load_game(f"python_canasta(backend={backend})")
+    rng = np.random.default_rng(2)
+    answers = 0
+    for deal in range(40):
+        state = game.new_initial_state()
+        state.apply_action(deal)
+        while not state.is_terminal() and answers < 3:
+            if state.native.phase == Phase.ANSWER:
+                p = state.current_player()
+                asker = (p + 2) % 4
+                for _ in range(4):
+                    other = state.resample_from_infostate(p, lambda: rng.uniform())
+                    assert other.native.to_game().hands[asker] == state.native.to_game().hands[asker]
+                    _playout(other, rng)
+                answers += 1
+            elif rng.uniform() < 0.05:
+                _playout(state.resample_from_infostate(state.current_player(),
+                                                       lambda: rng.uniform()), rng)
+            state.apply_action(int(rng.choice(state.legal_actions())))
+        if answers >= 3:
+            break
+    assert answers >= 3
