@@ -194,3 +194,24 @@ def test_make_env_is_unchanged_for_outside_policies():
     assert make_env().max_decisions == canasta_env.raw_env().max_decisions
     assert np.array_equal(make_env().observation_space("player_0")["observation"].high,
                           canasta_env.raw_env().observation_space("player_0")["observation"].high)
+
+
+def test_the_guide_example_policy_plays(tmp_path, monkeypatch):
+    """docs/guide/writing_a_policy.md: its policy class, saved as mybots.py, plays through
+    ``training.evaluate`` by name (in process and from the command line, with workers)."""
+    text = (REPO / "docs" / "guide" / "writing_a_policy.md").read_text()
+    code = text.split("```python\n", 1)[1].split("```", 1)[0]
+    (tmp_path / "mybots.py").write_text(code)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    r = evaluate_policies("mybots:DiscardHighest", "heuristic", hands=4, seed=1)
+    assert r["episodes"] == 4 and r["truncated"] == 0
+    with pytest.raises(PolicyVariantError, match="this game is Hand and Foot"):
+        load_policy("mybots:DiscardHighest", variant="hand_and_foot")
+    line = next(ln for ln in text.splitlines() if ln.startswith("python -m training.evaluate"))
+    argv = line.split()[2:]
+    argv[argv.index("--hands") + 1] = "4"
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), str(REPO)]))
+    out = subprocess.run([sys.executable, "-m", *argv, "--no-progress"], capture_output=True,
+                         text=True, env=env, cwd=tmp_path, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert "mybots:DiscardHighest / heuristic" in out.stdout
