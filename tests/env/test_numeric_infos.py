@@ -70,3 +70,12 @@ def test_numeric_infos_over_a_whole_game_reset_to_zero_after_each_hand():
 def test_numeric_infos_option_is_checked():
     with pytest.raises(OptionsError, match="numeric_infos must be True or False, got 'yes'"):
         canasta_env.raw_env(numeric_infos="yes")
+
+
+def test_pettingzoo_api_and_seed_tests_pass_with_numeric_infos():
+    import functools
+
+    from pettingzoo.test import api_test, seed_test
+
+    api_test(canasta_env.env(numeric_infos=True), num_cycles=300)
+    seed_test(functools.partial(canasta_env.env, numeric_infos=True), num_cycles=300)
