@@ -52,6 +52,8 @@ the loaders' own errors for a bad file (``training.checkpoint.CheckpointError``,
 from __future__ import annotations
 
 import random
+import threading
+from collections import OrderedDict
 from typing import Any
 
 import numpy as np
@@ -75,6 +77,10 @@ from .loader import (
 
 __all__ = ["Bot", "NotOnTurnError", "PositionError", "PolicySpecError", "PolicyVariantError",
            "move_record", "position_game"]
+
+
+#: policy-class instances a :class:`Bot` keeps (one per deal seed, hand and seat)
+SEAT_INSTANCES = 1024
 
 
 class NotOnTurnError(ValueError):
@@ -145,7 +151,9 @@ class Bot:
     def __init__(self, policy: Any = "reference", variant: Any = None) -> None:
         self._reference = False
         self._by_variant: dict[str, Any] = {}
-        self._seats: dict[int, tuple[tuple, Any]] = {}  # seat -> (hand key, its handle)
+        # policy class handles by (policy, deal seed, hand number, seat), newest last
+        self._seats: OrderedDict[tuple, Any] = OrderedDict()
+        self._seats_lock = threading.Lock()
         if isinstance(policy, str):
             self.name = policy.strip()
             self.policy = load_policy(policy, variant=variant)
@@ -224,15 +232,21 @@ class Bot:
         return action
 
     def _seat_policy(self, policy: Any, game: Game, seat: int) -> Any:
-        """``seat``'s handle of the policy class ``policy``, a new instance (reset with a
-        seed from the deal seed, hand number and seat) whenever the hand changes."""
-        key = (id(policy), game.seed, game.hand_number)
-        held = self._seats.get(seat)
-        if held is not None and held[0] == key:
-            return held[1]
-        handle = policy.for_seat()
-        handle.reset(random.Random(f"{game.seed}/{game.hand_number}/{seat}").getrandbits(63))
-        self._seats[seat] = (key, handle)
+        """``seat``'s handle of the policy class ``policy`` in the hand of ``game``: a new
+        instance (reset with a seed from the deal seed, hand number and seat) for each new
+        (deal seed, hand, seat), kept for the :data:`SEAT_INSTANCES` most recent ones, so
+        games played side by side (the service) keep their own instances."""
+        key = (id(policy), game.seed, game.hand_number, seat)
+        with self._seats_lock:
+            handle = self._seats.get(key)
+            if handle is not None:
+                self._seats.move_to_end(key)
+                return handle
+            handle = policy.for_seat()
+            handle.reset(random.Random(f"{game.seed}/{game.hand_number}/{seat}").getrandbits(63))
+            self._seats[key] = handle
+            while len(self._seats) > SEAT_INSTANCES:
+                self._seats.popitem(last=False)
         return handle
 
     def play_seat_turn(self, game: Game, seat: int) -> list[dict]:

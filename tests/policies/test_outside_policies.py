@@ -106,14 +106,16 @@ def test_bot_keeps_one_instance_per_seat_and_renews_it_each_hand(recorder):
     by_seat = collections.defaultdict(set)
     # every instance that acted was reset once, and belongs to one seat
     assert len(outside_bots.RESETS) == len(set(outside_bots.ACTS))
-    seats = {inst: key for key, (_, handle) in bot._seats.items()
-             for inst in [id(handle.policy)]}
+    seats = {id(handle.policy): key[3] for key, handle in bot._seats.items()}
     for inst in outside_bots.ACTS:
         by_seat[seats.get(inst)].add(inst)
     assert None not in by_seat and all(len(v) == 1 for v in by_seat.values())
+    assert len(by_seat) >= 2
     game2 = Game(seed=9)
     bot._apply(game2, game2.to_move)  # a new deal: a new instance for that seat
     assert len(outside_bots.RESETS) == len(seats) + 1
+    bot._apply(game, game.to_move)  # the first game again: its seat keeps its instance
+    assert len(outside_bots.RESETS) == len(seats) + 1 + (game.to_move not in by_seat)
 
 
 def _run(*args: str) -> subprocess.CompletedProcess:
