@@ -21,8 +21,8 @@ over deals), opening success by minimum. Deterministic under ``--seed``.
 
 Cost: ISMCTS is Python (OpenSpiel's) on top of the native core: with random rollouts a
 decision of 50 simulations takes a noticeable fraction of a second. Exit codes: 0, 2
-(a bad option or policy: one line on stderr), 130 (Ctrl-C: the table of the deals
-finished).
+(a bad option or policy: one line on stderr), 130 (Ctrl-C or SIGTERM: the table of the
+deals finished is printed first).
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ import time
 import numpy as np
 
 from canasta_env.bots.loader import PolicySpecError, load_policy, variant_hint
-from canasta_env.cli import ArgumentParser, fail, interrupted, positive_int
+from canasta_env.cli import ArgumentParser, fail, interrupted, positive_int, sigterm_as_interrupt
 
 from .evaluate import EpisodeRecord, HandRecord, deal_seed, format_table, opening_levels, summarize
 
@@ -190,9 +190,10 @@ def main(argv: list[str] | None = None) -> int:
     except (PolicySpecError, ValueError) as e:
         return fail(p.prog, variant_hint(e, specs=(args.b,)))
     try:
-        r = evaluate_ismcts(args.b, args.hands, variant=args.variant, seed=args.seed,
-                            simulations=args.simulations, rollouts=args.rollouts,
-                            progress=not args.no_progress)
+        with sigterm_as_interrupt():  # kill / timeout: the table of the deals finished
+            r = evaluate_ismcts(args.b, args.hands, variant=args.variant, seed=args.seed,
+                                simulations=args.simulations, rollouts=args.rollouts,
+                                progress=not args.no_progress)
     except KeyboardInterrupt as stop:
         r = getattr(stop, "result", None)
         if r is not None and r["episodes"]:
