@@ -181,14 +181,14 @@ def policy_sizes(policy: Any) -> tuple[int, int] | None:
     obs, n = getattr(policy, "obs_size", None), getattr(policy, "num_actions", None)
     if obs is not None and n is not None:
         return int(obs), int(n)
-    declared = getattr(policy, "variant", None)
-    if isinstance(declared, str) and declared in PRESETS:
-        return _sizes(preset(declared))
     model = getattr(policy, "model", None)
     shape = getattr(getattr(model, "observation_space", None), "shape", None)
     n = getattr(getattr(model, "action_space", None), "n", None)
     if shape and len(shape) == 1 and n is not None:
         return int(shape[0]), int(n)
+    declared = getattr(policy, "variant", None)
+    if isinstance(declared, str) and declared in PRESETS:
+        return _sizes(preset(declared))
     return None
 
 
