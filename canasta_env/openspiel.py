@@ -16,8 +16,9 @@ chance                            the first node: the deal, ``num_deals`` equall
                                   outcomes; outcome ``i`` is the deal of
                                   ``canasta_env.raw_env(...).reset(seed=i)`` on the chosen
                                   backend (the deal, the first dealer and, with
-                                  ``starting_scores="sample"``, the cumulative scores). The
+                                  ``sample_scores=True``, the cumulative scores). The
                                   stock's order is fixed by the deal: no later chance node
+episode                           one hand (Hand and Foot: the first round)
 actions                           the env's action ids (``Discrete`` 91 Classic, 98 Hand and
                                   Foot; :mod:`canasta_env.engine.actions`), legal actions
                                   exactly the env's mask, sorted
