@@ -52,8 +52,8 @@ def main() -> None:
         for it in range(1, args.iterations + 1):
             result = algo.train()
             runners = result.get("env_runners", {})
-            print(f"iteration {it}: {runners.get('num_env_steps_sampled_lifetime', '?')} env "
-                  f"steps, {runners.get('num_episodes_lifetime', '?')} hands")
+            print(f"iteration {it}: {runners.get('num_env_steps_sampled_lifetime', 0):.0f} env "
+                  f"steps, {runners.get('num_episodes_lifetime', 0):.0f} hands finished")
         algo.stop()
     finally:
         ray.shutdown()
