@@ -31,9 +31,29 @@ Truncation             ``max_decisions`` decisions (default 2,000) truncate the
 Turn structure: one decision per step. The agent on turn is the player whose turn
 it is, except after "ask partner: may I go out?", when the partner answers.
 
-Infos: ``infos[agent]["phase"]`` is the engine :class:`Phase` name; at the end of a
-hand every agent's info holds ``"score_sheets"`` (both partnerships' score sheets,
-partnership 0 = seats 0+2 first) and ``"hand_scores"``.
+Infos (``numeric_infos=False``, the default): ``infos[agent]["phase"]`` is the engine
+:class:`Phase` name (a str); at the end of a hand every agent's info holds
+``"score_sheets"`` (both partnerships' score sheets as dicts of :data:`SHEET_ROWS`,
+partnership 0 = seats 0+2 first) and ``"hand_scores"`` (``[int, int]``), on that step only.
+
+Numeric infos (``numeric_infos=True``), for libraries that turn every info into a tensor
+and fix the info keys at reset (TorchRL's ``PettingZooWrapper``): every agent's info has
+the same four keys at every step, from ``reset`` on, all numbers:
+
+=================  ===========================  =========================================
+key                value                        meaning
+=================  ===========================  =========================================
+``phase``          int                          :class:`Phase` value (DRAW 0, PICKUP 1,
+                                                MELD 2, ANSWER 3, HAND_OVER 4,
+                                                GAME_OVER 5)
+``hand_over``      int, 0 or 1                  1 on the step that ended a hand
+``hand_scores``    int64 ``(2,)``               the hand score per partnership
+                                                (partnership 0 first); zeros when
+                                                ``hand_over`` is 0
+``score_sheets``   int64 ``(2, 8)``             both score sheets, rows in
+                                                :data:`SHEET_ROWS` order (points);
+                                                zeros when ``hand_over`` is 0
+=================  ===========================  =========================================
 
 An illegal action raises :class:`~canasta_env.engine.IllegalActionError` in
 ``raw_env``; ``env()`` wraps with PettingZoo's ``TerminateIllegalWrapper`` (the
@@ -195,6 +215,9 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
         backend: ``"native"`` (compiled core) or ``"python"`` (Python engine); default
             :func:`default_backend`. Same behaviour, different deals for a seed (see the
             module docstring).
+        numeric_infos: ``False`` (default): PettingZoo-style infos (the phase name; score
+            sheets only at the end of a hand); ``True``: the same keys with numbers at
+            every step (see the module docstring), e.g. for TorchRL.
         **rules: any field of :class:`~canasta_env.engine.RulesOptions`, e.g.
             ``black_three_freezes=True``.
 
@@ -210,7 +233,8 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
                  reward: str = "score_diff", reward_scale: float = 0.001,
                  starting_scores: tuple[int, int] | str = (0, 0), max_decisions: int = 2000,
                  render_mode: str | None = None, starting_round: int | str = 1,
-                 backend: str | None = None, **rules: Any) -> None:
+                 backend: str | None = None, numeric_infos: bool = False,
+                 **rules: Any) -> None:
         super().__init__()
         self.rules: RulesOptions = preset(variant, **rules)
         if backend is None:
@@ -249,6 +273,8 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
         if not isinstance(max_decisions, int) or isinstance(max_decisions, bool) or \
                 max_decisions < 1:
             raise OptionsError(f"max_decisions must be a positive int, got {max_decisions!r}")
+        if not isinstance(numeric_infos, bool):
+            raise OptionsError(f"numeric_infos must be True or False, got {numeric_infos!r}")
         if render_mode not in (None, "ansi", "human"):
             raise OptionsError(f"render_mode must be None, 'ansi' or 'human', got {render_mode!r}")
         self.variant = variant
@@ -259,6 +285,7 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
         self.starting_round = starting_round
         self.max_decisions = max_decisions
         self.render_mode = render_mode
+        self.numeric_infos = numeric_infos
         self.possible_agents = list(AGENTS)
         self.agents = list(AGENTS)
         self.num_actions = n_act = A.num_actions(self.rules)
@@ -357,7 +384,7 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
         self._cumulative_rewards = dict.fromkeys(AGENTS, 0.0)
         self.terminations = dict.fromkeys(AGENTS, False)
         self.truncations = dict.fromkeys(AGENTS, False)
-        self.infos = {a: {} for a in AGENTS}
+        self.infos = {a: self._neutral_info() if self.numeric_infos else {} for a in AGENTS}
         self.num_decisions = 0
         self._sheets_shown = False
         self._refresh()
@@ -380,9 +407,15 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
             self._mask = g.action_mask()
         else:
             self._mask = self._zero_mask
-        phase = g.phase.name
+        phase = int(g.phase) if self.numeric_infos else g.phase.name
         for a in AGENTS:
             self.infos[a]["phase"] = phase
+
+    @staticmethod
+    def _neutral_info() -> dict[str, Any]:
+        """A numeric info before / between the ends of hands (see the module docstring)."""
+        return {"phase": 0, "hand_over": 0, "hand_scores": np.zeros(2, dtype=np.int64),
+                "score_sheets": np.zeros((2, len(SHEET_ROWS)), dtype=np.int64)}
 
     # ------------------------------------------------------------------ observe
     def observe(self, agent: str) -> dict[str, np.ndarray]:
@@ -434,9 +467,12 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
         self.num_decisions += 1
         self.rewards = dict.fromkeys(AGENTS, 0.0)
         if self._sheets_shown:  # score sheets belong to the step that ended a hand
-            for info in self.infos.values():
-                info.pop("score_sheets", None)
-                info.pop("hand_scores", None)
+            if self.numeric_infos:
+                self.infos = {a: self._neutral_info() for a in AGENTS}
+            else:
+                for info in self.infos.values():
+                    info.pop("score_sheets", None)
+                    info.pop("hand_scores", None)
             self._sheets_shown = False
         if g.hand_over:
             self._hand_over()
@@ -460,8 +496,15 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
             r0 = float(np.sign(diff))
         for i, a in enumerate(AGENTS):
             self.rewards[a] = r0 if i % 2 == 0 else -r0
-            self.infos[a]["score_sheets"] = [s.as_dict() for s in sheets]
-            self.infos[a]["hand_scores"] = [sheets[0].hand_score, sheets[1].hand_score]
+            if self.numeric_infos:
+                self.infos[a] = {
+                    "phase": 0, "hand_over": 1,
+                    "hand_scores": np.array([s.hand_score for s in sheets], dtype=np.int64),
+                    "score_sheets": np.array([[getattr(s, k) for k in SHEET_ROWS]
+                                              for s in sheets], dtype=np.int64)}
+            else:
+                self.infos[a]["score_sheets"] = [s.as_dict() for s in sheets]
+                self.infos[a]["hand_scores"] = [sheets[0].hand_score, sheets[1].hand_score]
         self._sheets_shown = True
         if game_end:
             self.terminations = dict.fromkeys(AGENTS, True)

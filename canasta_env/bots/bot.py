@@ -28,6 +28,10 @@ a ``.onnx`` path    a policy exported by ``python -m training.export_onnx``
                     (:class:`~canasta_env.bots.onnx_policy.OnnxPolicy`; onnxruntime only)
 a ``.zip`` path     a MaskablePPO checkpoint: needs the training extra, and ``training``
                     imported (it registers the loader; see :mod:`canasta_env.bots.loader`)
+``"module:attr"``   a policy of your own, ``module:attribute``
+                    (:mod:`canasta_env.bots.outside`): a class gets one instance per
+                    seat, renewed (and its ``reset(seed)`` hook called) at each new hand
+                    the bot sees for that seat (a new deal seed or hand number)
 ==================  =================================================================
 
 A policy built for one variant (a network: its observation size and number of actions)
@@ -47,6 +51,9 @@ the loaders' own errors for a bad file (``training.sb3.checkpoint.CheckpointErro
 
 from __future__ import annotations
 
+import random
+import threading
+from collections import OrderedDict
 from typing import Any
 
 import numpy as np
@@ -70,6 +77,10 @@ from .loader import (
 
 __all__ = ["Bot", "NotOnTurnError", "PositionError", "PolicySpecError", "PolicyVariantError",
            "move_record", "position_game"]
+
+
+#: policy-class instances a :class:`Bot` keeps (one per deal seed, hand and seat)
+SEAT_INSTANCES = 1024
 
 
 class NotOnTurnError(ValueError):
@@ -140,6 +151,9 @@ class Bot:
     def __init__(self, policy: Any = "reference", variant: Any = None) -> None:
         self._reference = False
         self._by_variant: dict[str, Any] = {}
+        # policy class handles by (policy, deal seed, hand number, seat), newest last
+        self._seats: OrderedDict[tuple, Any] = OrderedDict()
+        self._seats_lock = threading.Lock()
         if isinstance(policy, str):
             self.name = policy.strip()
             self.policy = load_policy(policy, variant=variant)
@@ -206,6 +220,8 @@ class Bot:
         legal = game.legal_actions()
         mask = np.zeros(game.num_actions, dtype=np.int8)  # Classic: NUM_ACTIONS
         mask[legal] = 1
+        if hasattr(policy, "for_seat"):  # a policy class: its own instance per seat and hand
+            policy = self._seat_policy(policy, game, to_move)
         act_game = getattr(policy, "act_game", None)  # a search: it needs the game
         action = int(act_game(game, to_move) if act_game is not None
                      else policy.act(encode(game, to_move), mask))
@@ -214,6 +230,24 @@ class Bot:
             raise RuntimeError(f"policy {self.name!r} chose illegal action {action} "
                                f"({text!r}); legal: {legal}")
         return action
+
+    def _seat_policy(self, policy: Any, game: Game, seat: int) -> Any:
+        """``seat``'s handle of the policy class ``policy`` in the hand of ``game``: a new
+        instance (reset with a seed from the deal seed, hand number and seat) for each new
+        (deal seed, hand, seat), kept for the :data:`SEAT_INSTANCES` most recent ones, so
+        games played side by side (the service) keep their own instances."""
+        key = (id(policy), game.seed, game.hand_number, seat)
+        with self._seats_lock:
+            handle = self._seats.get(key)
+            if handle is not None:
+                self._seats.move_to_end(key)
+                return handle
+            handle = policy.for_seat()
+            handle.reset(random.Random(f"{game.seed}/{game.hand_number}/{seat}").getrandbits(63))
+            self._seats[key] = handle
+            while len(self._seats) > SEAT_INSTANCES:
+                self._seats.popitem(last=False)
+        return handle
 
     def play_seat_turn(self, game: Game, seat: int) -> list[dict]:
         """Play ``seat``'s decisions in ``game`` (modified in place) until another seat is

@@ -20,6 +20,9 @@ a ``.zip`` path      a MaskablePPO checkpoint, loaded by the loader that the
                      ``training`` package registers when it is imported (needs the
                      ``training`` extra: torch, sb3-contrib)
 any other path       the loader registered for its suffix with :func:`register_loader`
+``module:attr``      a policy written outside this package, ``module:attribute``: a
+                     class (one instance per seat and per episode) or a policy
+                     object, imported by name (:mod:`canasta_env.bots.outside`)
 ===================  ================================================================
 
 Specs are stripped; the built-in names and file suffixes are matched case-insensitively.
@@ -265,9 +268,13 @@ def load_policy(spec: str, variant: Any = None) -> Policy:
 def _load(spec: str, variant: Any) -> Policy:
     if not isinstance(spec, str) or not spec.strip():
         raise PolicySpecError(f"a policy spec must be 'random', 'heuristic', 'search', "
-                              f"'reference' or a "
-                              f"policy file path (.onnx, .zip), got {spec!r}")
+                              f"'reference', a policy file path (.onnx, .zip) or "
+                              f"module:attribute, got {spec!r}")
     key = spec.strip()
+    from .outside import is_outside_spec, load_outside
+
+    if is_outside_spec(key) and not Path(key).exists():
+        return load_outside(key)
     if key.lower() == "random":
         return RandomPolicy(seed=0)
     if key.lower() == "heuristic":

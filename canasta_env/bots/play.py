@@ -197,7 +197,8 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
                 "a .onnx path (.zip checkpoints: through python -m training.play)")
     p.add_argument("--policy", default="heuristic",
                    help=f"bots (default: heuristic): heuristic, search (the strongest in "
-                        f"Classic), random, reference (the variant's network), or {zip_note}")
+                        f"Classic), random, reference (the variant's network), {zip_note}, "
+                        f"or module:attribute (a policy of your own)")
     p.add_argument("--seed", type=int, default=None, help="deal seed (random if omitted)")
     p.add_argument("--game", action="store_true",
                    help="play a whole game (to 5,000; Hand and Foot: four rounds), not one hand")

@@ -69,7 +69,9 @@ def policy_sizes(policy: Any) -> tuple[int, int] | None:
 
     Read from the policy's ``obs_size`` and ``num_actions`` attributes (``None`` or
     absent: any variant), else from the observation and action spaces of its ``model``
-    attribute (an SB3 model, as in ``training.sb3.checkpoint.CheckpointPolicy``)."""
+    attribute (an SB3 model, as in ``training.sb3.checkpoint.CheckpointPolicy``), else from
+    its ``variant`` attribute when that is a variant name (``"classic"``,
+    ``"hand_and_foot"``: that preset's sizes; an outside policy's declaration)."""
     obs, n = getattr(policy, "obs_size", None), getattr(policy, "num_actions", None)
     if obs is not None and n is not None:
         return int(obs), int(n)
@@ -78,6 +80,9 @@ def policy_sizes(policy: Any) -> tuple[int, int] | None:
     n = getattr(getattr(model, "action_space", None), "n", None)
     if shape and len(shape) == 1 and n is not None:
         return int(shape[0]), int(n)
+    declared = getattr(policy, "variant", None)
+    if isinstance(declared, str) and declared in PRESETS:
+        return _sizes(preset(declared))
     return None
 
 

@@ -105,7 +105,7 @@ def test_setup_script_installs_what_the_suite_needs():
     setup = ROOT / ".ci" / "setup"
     text = setup.read_text(encoding="utf-8")
     assert subprocess.run(["bash", "-n", str(setup)]).returncode == 0
-    assert 'pip install -q -e ".[training,service,dev,distributed,docs]"' in text
+    assert 'pip install -q -e ".[training,service,dev,distributed,docs,interop]"' in text
     assert "export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1" in text
     assert "playwright install" not in text
     for package, check in (("postgresql", "/usr/lib/postgresql/*/bin/initdb"),
@@ -134,7 +134,7 @@ def test_setup_script_skips_apt_when_nothing_is_missing(tmp_path):
     assert r.returncode == 0, r.stderr
     assert "apt-get called" not in r.stderr
     assert (tmp_path / "pip_args").read_text().split() == [
-        "-m", "pip", "install", "-q", "-e", ".[training,service,dev,distributed,docs]"]
+        "-m", "pip", "install", "-q", "-e", ".[training,service,dev,distributed,docs,interop]"]
 
 
 # -- results as records ---------------------------------------------------------------------

@@ -5,8 +5,10 @@
     python -m training.evaluate --a heuristic --b random --games 20
     python -m training.evaluate --a heuristic --b random --hands 1000 --variant hand_and_foot
 
-POLICY is ``random``, ``heuristic``, ``search``, ``reference`` or a policy file path
-(:mod:`canasta_env.bots.loader`).
+POLICY is ``random``, ``heuristic``, ``search``, ``reference``, a policy file path
+(:mod:`canasta_env.bots.loader`) or ``module:attribute``, a policy written outside this
+package (:mod:`canasta_env.bots.outside`; a class gets one instance per seat and per
+episode), e.g. ``--a mybots:MemoryBot``; the workers import the module themselves.
 
 Duplicate deals: deal ``i`` has an env seed derived from ``--seed`` and ``i``; it is played
 twice through :class:`canasta_env.raw_env`, first with A at seats 0+2 (partnership 0),

@@ -83,8 +83,10 @@ class _Episode:
     """One episode being played on its own env: the bookkeeping of :func:`play_episode`,
     one decision at a time, so that many episodes can run side by side.
 
-    ``seat_policies[s]`` plays seat ``s``; each distinct policy object is reset once at the
-    start with a seed derived from ``seed``, ``seating`` and its first seat.
+    ``seat_policies[s]`` plays seat ``s``; a policy class named ``module:Class``
+    (:class:`canasta_env.bots.outside.PolicyClass`) is replaced by a handle of its own per
+    seat (:attr:`seats`); each distinct policy object is reset once at the start with a
+    seed derived from ``seed``, ``seating`` and its first seat (a class: a new instance).
     """
 
     __slots__ = ("env", "seats", "deal", "seating", "hands", "hand_no", "minimum",
@@ -92,13 +94,17 @@ class _Episode:
 
     def __init__(self, env: raw_env, seat_policies: Sequence[Policy], seed: int, deal: int,
                  seating: int) -> None:
+        # a policy class (module:Class) gets its own instance per seat and per episode
+        seat_policies = [p.for_seat() if hasattr(p, "for_seat") else p for p in seat_policies]
         self.env, self.seats, self.deal, self.seating = env, seat_policies, deal, seating
         env.reset(seed=seed)
         seen: set[int] = set()
         for s, p in enumerate(seat_policies):
             if id(p) not in seen:
                 seen.add(id(p))
-                p.reset(random.Random(f"{seed}/{seating}/{s}").getrandbits(63))
+                hook = getattr(p, "reset", None)  # optional for a policy of one's own
+                if hook is not None:
+                    hook(random.Random(f"{seed}/{seating}/{s}").getrandbits(63))
         self.hands: list[HandRecord] = []
         self.hand_no, self.minimum, _ = env.openings()
         self.decisions = 0
@@ -180,7 +186,7 @@ def play_episode(env: raw_env, seat_policies: Sequence[Policy], seed: int, deal:
     ep = _Episode(env, seat_policies, seed, deal, seating)
     while (req := ep.request()) is not None:
         seat, obs, mask = req
-        ep.step(_act(seat_policies[seat], ep, seat, obs, mask))
+        ep.step(_act(ep.seats[seat], ep, seat, obs, mask))
     return ep.record
 
 

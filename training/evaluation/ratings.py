@@ -2,6 +2,10 @@
 openskill (Plackett-Luce).
 
     python -m training.ratings --policies random heuristic checkpoints/run/model.zip --hands 400
+    python -m training.ratings --policies heuristic mybots:MyPolicy --hands 400
+
+A policy is any spec of :func:`canasta_env.bots.load_policy`, ``module:attribute`` (a
+policy of your own, :mod:`canasta_env.bots.outside`) included.
 
 Every pair of policies plays ``--hands`` hands on duplicate deals
 (:func:`training.evaluation.play_match`, the same deals for every pair). Each hand is one

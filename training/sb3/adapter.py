@@ -9,6 +9,19 @@ reward (the PettingZoo issue 1147 trap).
 
 ``action_masks()`` is the one-method masking contract of sb3-contrib, so the env works
 inside ``DummyVecEnv`` and ``SubprocVecEnv`` alike.
+
+Illegal actions. ``illegal_action="raise"`` (the default, what training uses: a masked
+learner never chooses one) raises :class:`~canasta_env.engine.IllegalActionError`;
+``illegal_action="terminate"`` ends the episode instead, as ``canasta_env.env()`` does
+through PettingZoo's ``TerminateIllegalWrapper``: the step returns the learner seat's
+unchanged observation, reward ``illegal_reward`` (default -1.0), ``terminated=True`` and
+``info["illegal_action"] = True`` with ``info["reason"]`` (why the engine refuses it).
+Env checkers that step unmasked samples of the action space
+(``gymnasium.utils.env_checker.check_env``, SB3's ``check_env``) need ``"terminate"``::
+
+    from gymnasium.utils.env_checker import check_env
+    check_env(PartnershipEnv([(1.0, lambda rng: RandomPolicy(int(rng.integers(2**31))))],
+                             illegal_action="terminate"))
 """
 
 from __future__ import annotations
@@ -19,6 +32,26 @@ import gymnasium as gym
 import numpy as np
 
 from canasta_env import raw_env
+from canasta_env.engine import IllegalActionError, OptionsError
+
+#: What a single-agent adapter does with an illegal action (see the module docstring).
+ILLEGAL_ACTIONS = ("raise", "terminate")
+
+
+def check_illegal_action(illegal_action: object, illegal_reward: object) -> float:
+    """``illegal_reward`` as a float once both options are valid.
+
+    Raises:
+        canasta_env.engine.OptionsError: ``illegal_action`` is not one of
+            :data:`ILLEGAL_ACTIONS`, or ``illegal_reward`` is not a finite number.
+    """
+    if illegal_action not in ILLEGAL_ACTIONS:
+        raise OptionsError(f"illegal_action must be one of {ILLEGAL_ACTIONS}, got "
+                           f"{illegal_action!r}")
+    if isinstance(illegal_reward, bool) or not isinstance(illegal_reward, (int, float)) or \
+            not np.isfinite(illegal_reward):
+        raise OptionsError(f"illegal_reward must be a finite number, got {illegal_reward!r}")
+    return float(illegal_reward)
 
 OpponentFactory = Callable[[np.random.Generator], object]
 
@@ -35,13 +68,25 @@ class PartnershipEnv(gym.Env):
     Args:
         pool: ``[(weight, factory)]``; a factory maps a numpy Generator to a policy with
             ``act(observation, action_mask) -> int``.
+        illegal_action: ``"raise"`` (default) or ``"terminate"`` (see the module
+            docstring).
+        illegal_reward: the reward of an illegal action under ``"terminate"`` (-1.0).
         env_kwargs: keyword arguments of :class:`canasta_env.raw_env`.
+
+    Raises:
+        canasta_env.engine.OptionsError: a bad ``illegal_action`` / ``illegal_reward``,
+            or a bad env option.
     """
 
     metadata = {"render_modes": []}
 
-    def __init__(self, pool: Sequence[tuple[float, OpponentFactory]], **env_kwargs) -> None:
+    def __init__(self, pool: Sequence[tuple[float, OpponentFactory]], *,
+                 illegal_action: str = "raise", illegal_reward: float = -1.0,
+                 **env_kwargs) -> None:
         super().__init__()
+        self.illegal_reward = check_illegal_action(illegal_action, illegal_reward)
+        self.illegal_action = illegal_action
+        self._over = True  # no episode running until reset
         self.raw = raw_env(**env_kwargs)
         self.observation_space = gym.spaces.Box(0.0, np.inf, (self.raw.obs_size,), np.float32)
         self.action_space = gym.spaces.Discrete(self.raw.num_actions)
@@ -102,6 +147,7 @@ class PartnershipEnv(gym.Env):
         self.decisions = 0
         reward, done, trunc = self._advance()
         assert not (done or trunc), "a hand cannot end before the learner's first decision"
+        self._over = False
         return self._obs(), {}
 
     def _seat(self) -> int:
@@ -130,15 +176,37 @@ class PartnershipEnv(gym.Env):
             reward += raw.rewards[me]
 
     def step(self, action):
+        """One decision of the learner seat on turn.
+
+        Returns:
+            ``(observation float32 (obs size,), reward float, terminated, truncated,
+            info)``; ``info["hand_scores"]`` at the end of the hand; under
+            ``illegal_action="terminate"`` an illegal action ends the episode (see the
+            module docstring).
+
+        Raises:
+            IllegalActionError: ``action`` is illegal (``illegal_action="raise"``).
+            RuntimeError: no episode is running (before ``reset`` or after its end).
+        """
+        if self._over:
+            raise RuntimeError("the episode is over (or never started): call reset()")
         raw = self.raw
         me = f"player_{self.team}"
-        raw.step(int(action))
+        try:
+            raw.step(int(action))
+        except IllegalActionError as e:  # the engine refused it and changed nothing
+            if self.illegal_action == "raise":
+                raise
+            self._over = True
+            return self._obs(), self.illegal_reward, True, False, {
+                "illegal_action": True, "reason": str(e)}
         self.decisions += 1
         reward = raw.rewards[me]
         more, done, trunc = self._advance()
         reward += more
         info = {}
         if done or trunc:
+            self._over = True
             info["hand_scores"] = raw.infos[me].get("hand_scores")
             obs = raw.observe(me)["observation"]
         else:
