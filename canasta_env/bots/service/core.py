@@ -159,10 +159,10 @@ from canasta_env.engine import (
 from canasta_env.public import public_pile
 from canasta_env.render import render_text
 
-from .bot import Bot, move_record, position_game
-from .loader import PolicySpecError
-from .store import Conflict, GameRow, GameStore, StoreError, hash_token
-from .table import drawn_cards, replay_document, with_words
+from ..bot import Bot, move_record, position_game
+from ..loader import PolicySpecError
+from ..store import Conflict, GameRow, GameStore, StoreError, hash_token
+from ..table import drawn_cards, replay_document, with_words
 
 log = logging.getLogger("canasta_env.bots.service")
 
@@ -179,7 +179,7 @@ MAX_BODY = 256 * 1024
 #: moves per page of ``GET /games/{id}/moves``
 MAX_LOG_PAGE = 1000
 #: the card table's files (HTML, CSS, JS), shipped as package data
-STATIC = Path(__file__).resolve().parent / "static"
+STATIC = Path(__file__).resolve().parent.parent / "static"
 #: the page loads only its own files and talks only to this service
 PAGE_HEADERS = {"Content-Security-Policy": "default-src 'self'; img-src 'self' data:; "
                                           "frame-ancestors 'none'",
