@@ -11,7 +11,8 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
 
-from .core import Service
+from ..store import StoreError
+from .core import Service, log
 from .errors import ServiceError
 from .limits import IDLE_EXPIRY, MAX_BODY, MAX_DECISIONS, MAX_LOG_PAGE, MAX_SCORE, STATIC
 from .routes import router
@@ -125,6 +126,18 @@ def create_app(policy: str = "reference", max_games: int = 1000, db: str | None 
     async def _service_error(request: Request, exc: ServiceError):
         return JSONResponse(status_code=exc.status, content={"detail": exc.message},
                             headers=exc.headers)
+
+    @app.exception_handler(StoreError)
+    async def _store_error(request: Request, exc: StoreError):
+        # the database failed (or is known to be damaged): a JSON 503, logged once
+        log.error("%s %s: %s", request.method, request.url.path, exc)
+        return JSONResponse(status_code=503, content={"detail": str(exc)})
+
+    @app.exception_handler(Exception)
+    async def _internal_error(request: Request, exc: Exception):
+        # never a plain-text page (uvicorn logs the traceback once)
+        return JSONResponse(status_code=500, content={
+            "detail": f"internal error ({type(exc).__name__}); see the server's log"})
 
     @app.exception_handler(RequestValidationError)
     async def _validation_error(request: Request, exc: RequestValidationError):

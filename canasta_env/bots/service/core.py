@@ -98,15 +98,16 @@ class Service:
         self.bot(None)  # load the default now: a missing policy file fails at start-up
         if before_store is not None:  # the command line binds its port here: a port in use
             before_store()            # is refused before a database file is created
-        try:
+        try:  # checked (a damaged or read-only SQLite file is refused) and migrated
             self.store = GameStore(db)
+            running = self.store.ids_with_status("running")  # interrupted by a restart
         except StoreError as e:
             raise ServiceError(400, str(e)) from None
         # the Game of each recently saved game at its stored version: a request that finds
         # the same version in the database takes it instead of parsing the position
         self._games: OrderedDict[str, tuple[int, Game]] = OrderedDict()
         self._executor = ThreadPoolExecutor(int(bot_threads), thread_name_prefix="canasta-bots")
-        for game_id in self.store.ids_with_status("running"):  # interrupted by a restart
+        for game_id in running:
             self._submit(game_id)
         self._sweeper = threading.Thread(target=self._sweep_loop, name="canasta-expiry",
                                          daemon=True)
@@ -525,7 +526,9 @@ class Service:
         while not self._closed.wait(interval):
             try:
                 self.sweep()
-            except Exception:  # noqa: BLE001 - e.g. the database is away for a moment
+            except StoreError as e:  # e.g. the database is away for a moment: one line
+                log.warning("expiry sweep failed: %s", e)
+            except Exception:  # noqa: BLE001 - keeps sweeping
                 log.exception("expiry sweep failed")
 
     # --------------------------------------------------------------- stateless
