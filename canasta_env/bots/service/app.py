@@ -13,6 +13,7 @@ from fastapi.staticfiles import StaticFiles
 
 from ..store import StoreError
 from .core import Service, log
+from .docs import add_docs
 from .errors import ServiceError
 from .limits import IDLE_EXPIRY, MAX_BODY, MAX_DECISIONS, MAX_LOG_PAGE, MAX_SCORE, STATIC
 from .routes import router
@@ -118,7 +119,8 @@ def create_app(policy: str = "reference", max_games: int = 1000, db: str | None 
         service.close()
 
     app = FastAPI(title="canasta_env bots", version="0.2.0", description=DESCRIPTION,
-                  lifespan=lifespan)
+                  lifespan=lifespan, docs_url=None, redoc_url=None)
+    add_docs(app)  # /docs and /redoc offline, /favicon.ico
     app.state.service = service
     app.add_middleware(BodyLimit, max_body=max_body)
 
@@ -148,6 +150,7 @@ def create_app(policy: str = "reference", max_games: int = 1000, db: str | None 
 
     app.include_router(router)
     app.mount("/static", StaticFiles(directory=STATIC, follow_symlink=False), name="static")
+
     return app
 
 

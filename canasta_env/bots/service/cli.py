@@ -77,7 +77,7 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     p.add_argument("--log-level", default="info",
                    choices=["critical", "error", "warning", "info", "debug", "trace"])
     args = p.parse_args(argv)
-    missing = [m for m in ("fastapi", "uvicorn", "sqlalchemy", "alembic")
+    missing = [m for m in ("fastapi", "fastapi_offline", "uvicorn", "sqlalchemy", "alembic")
                if importlib.util.find_spec(m) is None]
     if missing:
         return fail(p.prog, f"the service needs {', '.join(missing)}: install the bots extra "
