@@ -59,6 +59,7 @@ native backend (default when built).
 
 from __future__ import annotations
 
+import copy
 import math
 import os
 import random
@@ -142,6 +143,11 @@ class _Raw:
     def __init__(self, env: AECEnv, *args: Any, **kwargs: Any) -> None:
         super().__init__(env, *args, **kwargs)
         self._raw = env.unwrapped
+
+    def __copy__(self):
+        """An independent copy of the whole wrapped env (as ``copy.deepcopy``): a live
+        game is never shared between two envs (search and planning code copies envs)."""
+        return copy.deepcopy(self)
 
 
 class TerminateIllegalWrapper(_Raw, wrappers.TerminateIllegalWrapper):
@@ -268,6 +274,15 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
         self._g = None  # the game: NativeGame, or PyNativeGame (the Python engine)
         self._mirror: Game | None = None
         self._zero_mask = np.zeros(n_act, dtype=np.int8)
+
+    def __copy__(self) -> raw_env:
+        """An independent copy (as ``copy.deepcopy``): the game (its deal generator
+        included), the env's generator and every per-step attribute, so the copy plays
+        on exactly as this env would, and stepping one never moves the other. Planning
+        code (MCTS, OpenSpiel-style search) copies live envs; a shallow copy sharing the
+        game would corrupt the original. ``pickle`` works the same way (the native game
+        is pickled as its JSON position and generator state)."""
+        return copy.deepcopy(self)
 
     @property
     def game(self) -> Game | None:

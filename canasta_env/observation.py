@@ -43,7 +43,8 @@ pile_frozen            3     1       frozen for all / frozen against us / them
 stop_card              1     1       a black 3 is on top
 stock_size             1     1/100   cards in the stock
 scores                 2     1/5000  cumulative scores before this hand: us, them
-                                     (0 when negative)
+                                     (0 when negative; at most 10,000,000 points
+                                     are shown, ``limits.OBSERVED_SCORE_LIMIT``)
 scores_below_zero      2     1/5000  minus the cumulative scores below zero: us,
                                      them (score = scores - scores_below_zero)
 opening_minimums       2     1/120   opening minimum: us, them (points)
@@ -84,6 +85,7 @@ import numpy as np
 
 from .engine.cards import BLACK_THREE, JOKER, MELD_RANKS, NUM_CLASSES
 from .engine.game import ASKED_NO, ASKED_YES, Game, Phase
+from .engine.limits import OBSERVED_SCORE_LIMIT
 
 MELD_SLOTS = (*MELD_RANKS, BLACK_THREE)
 
@@ -220,7 +222,9 @@ def encode(game: Game, seat: int) -> np.ndarray:
     v.append(game.pile_frozen or not game.opened[them])
     v.append(bool(pile) and pile[-1] == BLACK_THREE)
     v.append(len(game.stock))
-    su, st = game.scores[us], game.scores[them]
+    lim = OBSERVED_SCORE_LIMIT
+    su = max(min(game.scores[us], lim), -lim)
+    st = max(min(game.scores[them], lim), -lim)
     v += (max(su, 0), max(st, 0), max(-su, 0), max(-st, 0), game.minimum[us], game.minimum[them],
           game.opened[us], game.opened[them])
     phase = [0] * _NPHASE

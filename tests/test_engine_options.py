@@ -32,7 +32,7 @@ def test_changed_options_and_levels():
 @pytest.mark.parametrize("changes,message", [
     ({"decks": 0}, "decks must be in 1..8, got 0"),
     ({"hand_size": 40}, "hand_size 40 does not fit a pack of 108 cards"),
-    ({"target_score": 0}, "target_score must be positive, got 0"),
+    ({"target_score": 0}, "target_score must be in 1..100,000,000, got 0"),
     ({"black_three_freezes": 1}, "option black_three_freezes must be a bool, got 1"),
     ({"jokers": "4"}, "option jokers must be an int, got '4'"),
     ({"opening_minimums": ((0, 50), (0, 90))}, "opening_minimums must be non-empty and ascending"),

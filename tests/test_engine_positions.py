@@ -58,7 +58,7 @@ def _move_red_three_to_hand(d):
     (lambda d: d.update(hands="x"), "position field 'hands' must be"),
     (lambda d: d.update(scores=[1]), "scores must be two ints, got [1]"),
     (lambda d: d.update(red_threes=[0, 0, 0]), "red_threes must have 4 entries"),
-    (lambda d: d.update(red_threes=["a", 0, 0, 0]), "red_threes must be 4 counts >= 0"),
+    (lambda d: d.update(red_threes=["a", 0, 0, 0]), "red_threes must be 4 counts in 0..456"),
     (lambda d: d.update(opened=[True]), "opened must be 2 bools"),
     (lambda d: d.update(minimum=[50]), "minimum must be 2 ints"),
     (lambda d: d.update(sheets=[{}]), "bad score sheets"),

@@ -286,7 +286,7 @@ def test_search_values_refuses_bad_arguments():
         search_values(vg, [0], h._core, determinisations=0)
     with pytest.raises(TypeError, match="seed must be an int"):
         search_values(vg, [0], h._core, seed="x")
-    with pytest.raises(ValueError, match="max_decisions must be >= 1"):
+    with pytest.raises(ValueError, match="max_decisions must be in 1..2,147,483,647, got 0"):
         search_values(vg, [0], h._core, max_decisions=0)
     with pytest.raises(ValueError, match="seat must be in 0..3"):
         determinised(NativeGame.from_position(vg.position(0)), 4, 0)
@@ -326,8 +326,8 @@ def test_positions_with_huge_counters_are_refused():
 
     pos = to_position(PyGame(preset("classic"), seed=1))
     for key, value, msg in (("decisions", 2**63, "decisions an int in 0..1,000,000,000,000,000"),
-                            ("hand_number", 2**31, "hand_number, minimum and turn_points "
-                                                   "within 0..100,000")):
+                            ("hand_number", 2**31, "hand_number must be in 0..99,999, got "
+                                                   "2,147,483,648")):
         bad = dict(pos, **{key: value})
         with pytest.raises(PositionError, match=msg):
             from_position(bad)

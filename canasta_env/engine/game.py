@@ -37,6 +37,7 @@ import secrets
 
 from . import deal as _deal
 from . import legality, transitions
+from .limits import MAX_HANDS
 from .options import RulesOptions, classic
 from .position import (
     POSITION_FORMAT,
@@ -159,10 +160,13 @@ class Game(State):
         """Deal the next hand (the deal passes clockwise, ``docs/RULES.md`` §2.2).
 
         Raises:
-            RuntimeError: the hand is not over, or the game is over.
+            RuntimeError: the hand is not over, the game is over, or it already lasted
+                ``limits.MAX_HANDS`` hands (positions hold at most that many).
         """
         if self.phase != Phase.HAND_OVER:
             raise RuntimeError(f"next_hand() needs a finished hand; phase is {self.phase.name}")
+        if self.hand_number + 1 >= MAX_HANDS:
+            raise RuntimeError(f"a game lasts at most {MAX_HANDS:,} hands")
         self.hand_number += 1
         self.dealer = (self.dealer + 1) % 4
         _deal.deal(self)

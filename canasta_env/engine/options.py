@@ -14,11 +14,51 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
+from . import limits as L
+
 VARIANTS = ("classic", "hand_and_foot")
 
 
 class OptionsError(ValueError):
     """A rules option has a bad value; the message names the option and why."""
+
+
+def _int(x: Any) -> int:
+    """``x`` if it is an int (bools, floats and strings refused: TypeError)."""
+    if isinstance(x, bool) or not isinstance(x, int):
+        raise TypeError(f"not an int: {x!r}")
+    return x
+
+
+#: (lowest, highest) value of every int option (units: cards, points, deals); the
+#: bounds keep every reachable score inside ``limits.SCORE_LIMIT`` and every table inside
+#: the native core's arrays (:mod:`.limits`). ``foot_size`` also refuses 1 and 2, and
+#: ``max_meld_size`` takes 0 (no maximum) or 4..20.
+OPTION_BOUNDS: dict[str, tuple[int, int]] = {
+    "decks": (1, L.MAX_DECKS),
+    "jokers": (0, L.MAX_JOKERS),
+    "hand_size": (1, L.MAX_PACK),
+    "target_score": (1, L.TARGET_SCORE_MAX),
+    "max_wilds_per_meld": (0, 20),
+    "canasta_size": (3, 20),
+    "natural_canasta_bonus": (0, L.POINTS_MAX),
+    "mixed_canasta_bonus": (0, L.POINTS_MAX),
+    "red_three_bonus": (0, L.POINTS_MAX),
+    "red_three_all_bonus": (0, L.POINTS_MAX),
+    "going_out_bonus": (0, L.POINTS_MAX),
+    "concealed_going_out_bonus": (0, L.POINTS_MAX),
+    "canastas_to_go_out": (0, L.REQUIREMENT_MAX),
+    "foot_size": (0, 30),
+    "rounds": (0, 100),
+    "draw_count": (1, 5),
+    "max_meld_size": (0, 20),
+    "wild_book_bonus": (0, L.POINTS_MAX),
+    "clean_books_to_go_out": (0, L.REQUIREMENT_MAX),
+    "dirty_books_to_go_out": (0, L.REQUIREMENT_MAX),
+    "pile_take_limit": (0, L.MAX_PACK),
+    "red_three_hand_penalty": (0, L.POINTS_MAX),
+    "black_three_meld_max": (3, 20),
+}
 
 
 @dataclass(frozen=True)
@@ -150,27 +190,21 @@ class RulesOptions:
                      "pile_wild_pair", "red_three_negative_unmelded", "black_three_melds"):
             if not isinstance(getattr(self, name), bool):
                 raise OptionsError(f"option {name} must be a bool, got {getattr(self, name)!r}")
-        if not 1 <= self.decks <= 8:
-            raise OptionsError(f"decks must be in 1..8, got {self.decks}")
-        if not 0 <= self.jokers <= 40:
-            raise OptionsError(f"jokers must be in 0..40, got {self.jokers}")
+        for name, (lo, hi) in OPTION_BOUNDS.items():
+            v = getattr(self, name)
+            if not lo <= v <= hi:
+                raise OptionsError(f"{name} must be in {lo:,}..{hi:,}, got {v:,}"[:200])
         if not 0 <= self.foot_size <= 30 or self.foot_size in (1, 2):
             raise OptionsError(f"foot_size must be 0 (no foot) or in 3..30, got {self.foot_size}")
-        if not 1 <= self.draw_count <= 5:
-            raise OptionsError(f"draw_count must be in 1..5, got {self.draw_count}")
-        if self.hand_size < 1:
-            raise OptionsError(f"hand_size must be at least 1, got {self.hand_size}")
         self._check_deal_fits()
-        if not 0 <= self.rounds <= 100:
-            raise OptionsError(f"rounds must be in 0..100 (0: play to target_score), "
-                               f"got {self.rounds}")
         try:
-            rm = tuple(int(m) for m in self.round_minimums)
-        except (TypeError, ValueError):
+            rm = tuple(_int(m) for m in self.round_minimums)
+        except (TypeError, ValueError, OverflowError):
             raise OptionsError(f"round_minimums must be a sequence of ints, got "
-                               f"{self.round_minimums!r}") from None
-        if any(m < 0 for m in rm):
-            raise OptionsError(f"round_minimums must be >= 0, got {rm!r}")
+                               f"{self.round_minimums!r}"[:300]) from None
+        if len(rm) > L.MINIMUMS_CAPACITY or any(not 0 <= m <= L.POINTS_MAX for m in rm):
+            raise OptionsError(f"round_minimums must hold at most {L.MINIMUMS_CAPACITY} "
+                               f"entries, each in 0..{L.POINTS_MAX:,}, got {rm!r}"[:300])
         object.__setattr__(self, "round_minimums", rm)
         if self.max_meld_size and not 4 <= self.max_meld_size <= 20:
             raise OptionsError(f"max_meld_size must be 0 (no maximum) or in 4..20, "
@@ -178,42 +212,29 @@ class RulesOptions:
         if self.max_meld_size and self.canasta_size > self.max_meld_size:
             raise OptionsError(f"canasta_size {self.canasta_size} exceeds max_meld_size "
                                f"{self.max_meld_size}")
-        if self.pile_take_limit < 0:
-            raise OptionsError(f"pile_take_limit must be >= 0 (0: all), got {self.pile_take_limit}")
         if self.pile_wild_pair and not self.wild_melds:
             raise OptionsError("pile_wild_pair needs wild_melds")
-        if min(self.clean_books_to_go_out, self.dirty_books_to_go_out,
-               self.red_three_hand_penalty, self.wild_book_bonus) < 0:
-            raise OptionsError("book requirements, red_three_hand_penalty and wild_book_bonus "
-                               "must be >= 0")
-        if not 3 <= self.black_three_meld_max <= 20:
-            raise OptionsError(f"black_three_meld_max must be in 3..20, "
-                               f"got {self.black_three_meld_max}")
         if self.max_meld_size and self.black_three_melds and \
                 self.black_three_meld_max >= self.max_meld_size:
             raise OptionsError(
                 f"black_three_meld_max {self.black_three_meld_max} must be below max_meld_size "
                 f"{self.max_meld_size}: a going-out meld of black 3s never closes into a book "
                 f"(docs/RULES.md §2.6, §3.4)")
-        if self.target_score <= 0:
-            raise OptionsError(f"target_score must be positive, got {self.target_score}")
         mins = self.opening_minimums
         try:
-            mins = tuple((int(lo), int(m)) for lo, m in mins)
-        except (TypeError, ValueError):
+            mins = tuple((_int(lo), _int(m)) for lo, m in mins)
+        except (TypeError, ValueError, OverflowError):
             raise OptionsError(
-                f"opening_minimums must be ((lowest score, minimum), ...), got {mins!r}") from None
+                f"opening_minimums must be ((lowest score, minimum), ...) of ints, got "
+                f"{mins!r}"[:300]) from None
         if not mins or any(b[0] <= a[0] for a, b in zip(mins, mins[1:])):
-            raise OptionsError(f"opening_minimums must be non-empty and ascending, got {mins!r}")
-        if any(m < 0 for _, m in mins):
-            raise OptionsError(f"opening minimums must be >= 0, got {mins!r}")
+            raise OptionsError(f"opening_minimums must be non-empty and ascending, got {mins!r}"[:300])
+        if len(mins) > L.MINIMUMS_CAPACITY or any(
+                not 0 <= m <= L.POINTS_MAX or abs(lo) > L.SCORE_LIMIT for lo, m in mins):
+            raise OptionsError(f"opening_minimums must hold at most {L.MINIMUMS_CAPACITY} "
+                               f"entries, each minimum in 0..{L.POINTS_MAX:,} and each lowest "
+                               f"score within +-{L.SCORE_LIMIT:,}, got {mins!r}"[:300])
         object.__setattr__(self, "opening_minimums", mins)
-        if not 0 <= self.max_wilds_per_meld <= 20:
-            raise OptionsError(f"max_wilds_per_meld must be in 0..20, got {self.max_wilds_per_meld}")
-        if not 3 <= self.canasta_size <= 20:
-            raise OptionsError(f"canasta_size must be in 3..20, got {self.canasta_size}")
-        if self.canastas_to_go_out < 0:
-            raise OptionsError("canastas_to_go_out must be >= 0")
 
     @property
     def deal_worst_case(self) -> int:

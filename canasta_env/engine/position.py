@@ -24,6 +24,7 @@ from .cards import (
     counts_to_names,
     deck_counts,
 )
+from . import limits as L
 from .legality import legal_actions
 from .options import OptionsError, RulesOptions
 from .reachable import UnreachableError, check_reachable
@@ -160,8 +161,14 @@ def read_position(g: State, pos: dict, check_moves: bool = True) -> State:
             RecursionError) as e:
         raise PositionError(f"malformed position: {type(e).__name__}: {e}") from None
     if check_moves and g.phase < Phase.HAND_OVER:
+        log, history = g.log, g.history
+        g.log, g.history = [], []  # the check copies the state, never the (long) logs
+        try:
+            base = copy.deepcopy(g)
+        finally:
+            g.log, g.history = log, history
         for a in legal_actions(g):
-            h = copy.deepcopy(g)
+            h = copy.deepcopy(base)
             apply(h, a)
             if h.phase < Phase.HAND_OVER and not legal_actions(h):
                 raise PositionError(
@@ -170,9 +177,85 @@ def read_position(g: State, pos: dict, check_moves: bool = True) -> State:
     return g
 
 
+def check_shape(pos) -> None:
+    """Refuse a position too deep or too large to read, in time and memory bounded by
+    the limits (without recursion): nesting deeper than ``limits.POSITION_MAX_DEPTH``,
+    more than ``limits.POSITION_MAX_NODES`` values, a string longer than
+    ``limits.POSITION_MAX_STRING``, a float that is not finite, or a value that is not
+    JSON (null, bool, int, float, str, list, dict with str keys).
+
+    Raises:
+        PositionError: naming the limit and where it was passed.
+    """
+    stack = [(pos, 1, "position")]
+    nodes = 0
+    while stack:
+        v, depth, where = stack.pop()
+        nodes += 1
+        if nodes > L.POSITION_MAX_NODES:
+            raise PositionError(f"position has more than {L.POSITION_MAX_NODES:,} values")
+        if isinstance(v, dict):
+            if depth >= L.POSITION_MAX_DEPTH and v:
+                raise PositionError(f"{where} is nested deeper than {L.POSITION_MAX_DEPTH} levels")
+            for k, x in v.items():
+                if not isinstance(k, str) or len(k) > L.POSITION_MAX_STRING:
+                    raise PositionError(f"{where} has a key that is not a short string: "
+                                        f"{k!r}"[:200])
+                if isinstance(x, (dict, list)):
+                    stack.append((x, depth + 1, f"{where}.{k}"))
+                else:
+                    _check_scalar(x, f"{where}.{k}")
+                    nodes += 1
+        elif isinstance(v, list):
+            if depth >= L.POSITION_MAX_DEPTH and v:
+                raise PositionError(f"{where} is nested deeper than {L.POSITION_MAX_DEPTH} levels")
+            if len(v) > L.POSITION_MAX_NODES:
+                raise PositionError(f"{where} has {len(v):,} entries, more than "
+                                    f"{L.POSITION_MAX_NODES:,}")
+            for i, x in enumerate(v):
+                if isinstance(x, (dict, list)):
+                    stack.append((x, depth + 1, f"{where}[{i}]"))
+                else:
+                    _check_scalar(x, f"{where}[{i}]")
+            nodes += len(v)
+        else:
+            _check_scalar(v, where)
+
+
+def _check_scalar(x, where: str) -> None:
+    if x is None or isinstance(x, (bool, int)):
+        return
+    if isinstance(x, str):
+        if len(x) > L.POSITION_MAX_STRING:
+            raise PositionError(f"{where}: a string of {len(x):,} characters (at most "
+                                f"{L.POSITION_MAX_STRING})")
+        return
+    if isinstance(x, float):
+        if x != x or x in (float("inf"), float("-inf")):
+            raise PositionError(f"{where}: {x!r} is not a finite number")
+        return
+    raise PositionError(f"{where}: {type(x).__name__} is not a JSON value")
+
+
+def _bounded(what: str, v, lo: int, hi: int) -> int:
+    """``v`` if it is an int (not a bool) in ``lo..hi``, else PositionError."""
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise PositionError(f"{what} must be an int, got {v!r}"[:200])
+    if not lo <= v <= hi:
+        raise PositionError(f"{what} must be in {lo:,}..{hi:,}, got {v:,}"[:200])
+    return v
+
+
+def _at_most(what: str, v: list, cap: int) -> list:
+    if len(v) > cap:
+        raise PositionError(f"{what} has {len(v):,} entries; at most {cap:,} fit")
+    return v
+
+
 def _read(g: State, pos: dict) -> None:
     if not isinstance(pos, dict):
         raise PositionError(f"a position must be a JSON object, got {type(pos).__name__}")
+    check_shape(pos)
     if pos.get("format") != POSITION_FORMAT or pos.get("version") != POSITION_VERSION:
         raise PositionError(f"not a {POSITION_FORMAT} v{POSITION_VERSION} position "
                             f"(format={pos.get('format')!r}, version={pos.get('version')!r})")
@@ -191,14 +274,15 @@ def _read(g: State, pos: dict) -> None:
         raise PositionError(f"bad options: {e}") from None
     g.options = opts
     g.seed = get("seed", int)
-    g.hand_number = get("hand_number", int)
+    g.hand_number = _bounded("hand_number", get("hand_number", int), 0, L.MAX_HANDS - 1)
     g.dealer = get("dealer", int)
     scores = get("scores", list)
-    if len(scores) != 2 or not all(isinstance(s, int) for s in scores):
-        raise PositionError(f"scores must be two ints, got {scores!r}")
-    g.scores = list(scores)
+    if len(scores) != 2:
+        raise PositionError(f"scores must be two ints, got {scores!r}"[:200])
+    g.scores = [_bounded(f"scores[{t}]", x, -L.SCORE_LIMIT, L.SCORE_LIMIT)
+                for t, x in enumerate(scores)]
     g.winner = pos.get("winner")
-    g.history = list(get("history", list))
+    g.history = list(_at_most("history", get("history", list), L.HISTORY_MAX))
     try:
         g.phase = Phase[get("phase", str)]
     except KeyError:
@@ -214,14 +298,18 @@ def _read(g: State, pos: dict) -> None:
             raise PositionError(f"{key} must have 4 entries (one per seat)")
         return v
 
-    g.hands = [_counts(h, f"hands[{i}]") for i, h in enumerate(seats("hands"))]
-    g.known = [_counts(h, f"known[{i}]") for i, h in enumerate(seats("known"))]
+    g.hands = [_counts(_at_most(f"hands[{i}]", h, L.MAX_PACK), f"hands[{i}]")
+               for i, h in enumerate(seats("hands"))]
+    g.known = [_counts(_at_most(f"known[{i}]", h, L.MAX_PACK), f"known[{i}]")
+               for i, h in enumerate(seats("known"))]
     g.red3 = seats("red_threes")
-    if not all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in g.red3):
-        raise PositionError(f"red_threes must be 4 counts >= 0, got {g.red3!r}")
+    if not all(isinstance(x, int) and not isinstance(x, bool) and 0 <= x <= L.MAX_PACK
+               for x in g.red3):
+        raise PositionError(f"red_threes must be 4 counts in 0..{L.MAX_PACK}, got "
+                            f"{g.red3!r}"[:200])
     g.red3 = list(g.red3)
-    g.stock = _classes(get("stock", list), "stock")
-    g.pile = _classes(get("pile", list), "pile")
+    g.stock = _classes(_at_most("stock", get("stock", list), L.CARD_CAPACITY), "stock")
+    g.pile = _classes(_at_most("pile", get("pile", list), L.CARD_CAPACITY), "pile")
     g.pile_frozen = bool(get("pile_frozen", bool))
     melds = get("melds", list)
     if len(melds) != 2:
@@ -236,9 +324,12 @@ def _read(g: State, pos: dict) -> None:
             r = NAME_TO_CLASS.get(name)
             if r is None or (r not in MELD_RANKS and r != BLACK_THREE):
                 raise PositionError(f"melds[{t}]: {name!r} is not a meld rank")
+            if not isinstance(d, dict):
+                raise PositionError(f"melds[{t}][{name!r}] needs naturals, jokers, twos")
             try:
-                n, j, w = int(d["naturals"]), int(d["jokers"]), int(d["twos"])
-            except (KeyError, TypeError, ValueError):
+                n, j, w = (_bounded(f"melds[{t}][{name!r}].{k}", d[k], 0, L.MAX_PACK)
+                           for k in ("naturals", "jokers", "twos"))
+            except KeyError:
                 raise PositionError(f"melds[{t}][{name!r}] needs naturals, jokers, twos") \
                     from None
             bad_size = opts.max_meld_size and n + j + w >= opts.max_meld_size
@@ -260,14 +351,24 @@ def _read(g: State, pos: dict) -> None:
     turn = get("turn", dict)
     try:
         g.drew_stock = bool(turn["drew_stock"])
-        g.turn_points = int(turn["turn_points"])
+        g.turn_points = _bounded("turn.turn_points", turn["turn_points"], 0, 10**5)
         g.laid = bool(turn["laid"])
         g.added_old = bool(turn["added_old"])
-        g.new_ranks = [NAME_TO_CLASS[n] for n in turn["new_ranks"]]
-        g.pending = _classes(turn["pending"], "turn.pending")
-        g.asked = int(turn["asked"])
+        new_ranks = turn["new_ranks"]
+        if not isinstance(new_ranks, list):
+            raise PositionError("turn.new_ranks must be a list of rank names")
+        g.new_ranks = _classes(_at_most("turn.new_ranks", new_ranks, L.NEW_RANKS_CAPACITY),
+                               "turn.new_ranks")
+        if len(set(g.new_ranks)) != len(g.new_ranks):
+            raise PositionError(f"turn.new_ranks lists a rank twice: {new_ranks!r}")
+        g.pending = _classes(_at_most("turn.pending", turn["pending"], L.CARD_CAPACITY)
+                             if isinstance(turn["pending"], list) else turn["pending"],
+                             "turn.pending")
+        g.asked = _bounded("turn.asked", turn["asked"], 0, 2)
         g.must_out = bool(turn["must_out"])
         g.no_discard = bool(turn["no_discard"])
+    except PositionError:
+        raise
     except (KeyError, TypeError, ValueError) as e:
         raise PositionError(f"bad turn record: {e!r}") from None
     g.went_out = pos.get("went_out")
@@ -278,29 +379,33 @@ def _read(g: State, pos: dict) -> None:
     g.concealed = pos.get("concealed", False)
     g.decisions = pos.get("decisions", 0)
     if not isinstance(g.concealed, bool) or not isinstance(g.decisions, int) or \
-            isinstance(g.decisions, bool) or not 0 <= g.decisions <= 10**15:
+            isinstance(g.decisions, bool) or not 0 <= g.decisions <= L.DECISIONS_MAX:
         raise PositionError("concealed must be a bool and decisions an int in "
                             "0..1,000,000,000,000,000")
     if g.winner not in (None, -1, 0, 1) or isinstance(g.winner, bool):
         raise PositionError(f"winner must be null, -1 (tie), 0 or 1, got {g.winner!r}")
     if not all(isinstance(h, dict) for h in g.history):
         raise PositionError("history must be a list of objects (score sheets of past hands)")
-    if any(abs(x) > 10**7 for x in g.scores) or not 0 <= g.hand_number <= 10**5 or \
-            any(not 0 <= m <= 10**5 for m in g.minimum) or not 0 <= g.turn_points <= 10**5:
-        raise PositionError("scores must be within +-10,000,000 and hand_number, minimum "
-                            "and turn_points within 0..100,000")
+    if any(not 0 <= m <= L.POINTS_MAX for m in g.minimum):
+        raise PositionError(f"minimum must be within 0..{L.POINTS_MAX:,}, got {g.minimum!r}")
     sheets = pos.get("sheets")
     try:
+        if sheets is not None and (not isinstance(sheets, list) or len(sheets) != 2):
+            raise ValueError("sheets must be null or 2 score sheets")
         g.sheets = None if sheets is None else [
-            ScoreSheet(**{k: int(s[k]) for k in ("table", "canasta_bonus", "red_threes",
-                                                  "going_out", "hand_penalty", "previous")})
-            for s in sheets]
+            ScoreSheet(**{k: _bounded(f"sheets[{t}].{k}", s[k],
+                                      -L.SCORE_LIMIT if k == "previous" else -L.HAND_POINTS_LIMIT,
+                                      L.SCORE_LIMIT if k == "previous" else L.HAND_POINTS_LIMIT)
+                          for k in ("table", "canasta_bonus", "red_threes", "going_out",
+                                    "hand_penalty", "previous")})
+            for t, s in enumerate(sheets)]
     except (KeyError, TypeError, ValueError) as e:
         raise PositionError(f"bad score sheets (need table, canasta_bonus, red_threes, "
                             f"going_out, hand_penalty, previous): {e!r}") from None
     g.log = pos.get("log", [])
     if not isinstance(g.log, list) or not all(isinstance(e, dict) for e in g.log):
         raise PositionError("log must be a list of event objects")
+    _at_most("log", g.log, L.LOG_MAX)
     g.log = list(g.log)
     _load_hand_and_foot(g, pos, opts)
     g.init_rules()
@@ -345,18 +450,26 @@ def _load_hand_and_foot(g: State, pos: dict, opts: RulesOptions) -> None:
             raise PositionError("books must have 2 entries (one per partnership)")
         m = opts.max_meld_size
         for t, bl in enumerate(books):
+            if not isinstance(bl, list):
+                raise PositionError(f"books[{t}] must be a list of books")
+            if bl and not m:
+                raise PositionError(f"books[{t}]: these rules have no closed books (no "
+                                    f"max_meld_size)")
+            _at_most(f"books[{t}]", bl, L.BOOK_CAPACITY)
             for b in bl:
                 name = b["rank"]
                 r = JOKER if name == "wild" else NAME_TO_CLASS.get(name)
-                n, j, w = int(b["naturals"]), int(b["jokers"]), int(b["twos"])
-                if r is None or (r != JOKER and r not in MELD_RANKS) or min(n, j, w) < 0 \
-                        or (r == JOKER and n) or (m and n + j + w != m):
+                n, j, w = (_bounded(f"books[{t}].{k}", b[k], 0, m)
+                           for k in ("naturals", "jokers", "twos"))
+                if r is None or (r != JOKER and r not in MELD_RANKS) \
+                        or (r == JOKER and n) or n + j + w != m:
                     raise PositionError(f"books[{t}]: not a book: {b!r}")
                 g.books[t].append([r, n, j, w])
         wms = pos.get("wild_melds", [{"jokers": 0, "twos": 0}] * 2)
         if not isinstance(wms, list) or len(wms) != 2:
             raise PositionError("wild_melds must have 2 entries (one per partnership)")
-        g.wild_meld = [[int(x["jokers"]), int(x["twos"])] for x in wms]
+        g.wild_meld = [[_bounded(f"wild_melds[{t}].{k}", x[k], 0, L.MAX_PACK)
+                        for k in ("jokers", "twos")] for t, x in enumerate(wms)]
     except (KeyError, TypeError, ValueError, AttributeError) as e:
         if isinstance(e, PositionError):
             raise

@@ -13,11 +13,14 @@ from libc.stdint cimport uint8_t, int8_t, uint64_t
 from libc.stdlib cimport calloc, free
 from libc.string cimport memcpy, memset
 
+import copy as _copy
+
 import numpy as np
 
 from ..engine import actions as A
 from ..engine.cards import JOKER, NUM_CLASSES, CLASS_NAMES
 from ..engine.game import Game, from_position as _py_from_position
+from ..engine import limits as _L
 from ..engine.options import RulesOptions, classic
 from ..engine.position import to_position as _py_to_position
 from ..engine.scoring import ScoreSheet
@@ -25,6 +28,8 @@ from ..engine.state import IllegalActionError, Phase
 from ..observation import SCALE_HAND_AND_FOOT, obs_size
 
 cdef extern from "core/state.h":
+    ctypedef long long cn_score
+    enum: CN_OBSERVED_SCORE_LIMIT
     enum: CN_NC
     enum: CN_MAXCARDS
     enum: CN_MAXBOOKS
@@ -34,7 +39,7 @@ cdef extern from "core/state.h":
     ctypedef struct cn_options:
         int decks, jokers, hand_size, target_score
         int n_opening
-        int opening_lo[32]
+        cn_score opening_lo[32]
         int opening_min[32]
         int max_wilds_per_meld, canasta_size, natural_canasta_bonus, mixed_canasta_bonus
         int red_three_bonus, red_three_all_bonus, going_out_bonus, concealed_going_out_bonus
@@ -52,7 +57,7 @@ cdef extern from "core/state.h":
     ctypedef struct cn_state:
         cn_options o
         int hand_number, dealer, winner
-        int scores[2]
+        cn_score scores[2]
         int phase, current
         int hands[4][15]
         int known[4][15]
@@ -74,7 +79,7 @@ cdef extern from "core/state.h":
         int went_out, concealed
         long long decisions
         int has_sheets
-        int sheets[2][6]
+        cn_score sheets[2][6]
         int drew_stock, turn_points, laid, added_old, n_new_ranks
         int new_ranks[15]
         int npending
@@ -85,8 +90,8 @@ cdef extern from "core/state.h":
         uint64_t rng
     void cn_options_derive(cn_options *o) nogil
     void cn_new_game(cn_state *s, uint64_t seed, int dealer) nogil
-    void cn_new_game_at(cn_state *s, uint64_t seed, int dealer, int score0, int score1,
-                        int first_round) nogil
+    void cn_new_game_at(cn_state *s, uint64_t seed, int dealer, cn_score score0,
+                        cn_score score1, int first_round) nogil
     int cn_next_hand(cn_state *s) nogil
     int cn_legal_actions(const cn_state *s, int *out) nogil
     void cn_apply(cn_state *s, int action) nogil
@@ -99,6 +104,12 @@ assert (A.ADD_TO_MELD, A.MELD_BLACK_THREES, A.DISCARD, A.NUM_ACTIONS, A.START_WI
         A.ADD_TO_WILD_MELD, A.TAKE_WILD_PAIR, A.NUM_ACTIONS_HAND_AND_FOOT) == \
     (39, 72, 77, 91, 91, 95, 97, 98), "native action ids out of date"
 
+# the C capacities must be canasta_env/engine/limits.py's (the one source of both)
+assert (CN_NC, CN_MAXCARDS, CN_MAXBOOKS, CN_MAXMINS, CN_OBSERVED_SCORE_LIMIT) == \
+    (NUM_CLASSES, _L.CARD_CAPACITY, _L.BOOK_CAPACITY, _L.MINIMUMS_CAPACITY,
+     _L.OBSERVED_SCORE_LIMIT), "native capacities differ from canasta_env/engine/limits.py"
+assert sizeof(cn_score) == 8 and _L.SCORE_LIMIT < 2**63, "native scores are not 64-bit"
+
 cdef float[::1] _SCALE = np.ascontiguousarray(SCALE_HAND_AND_FOOT, dtype=np.float32)
 assert _SCALE.shape[0] == 245, "native observation layout out of date"
 
@@ -110,15 +121,15 @@ cdef int _fill_options(cn_options *o, object opts) except -1:
     """Every RulesOptions field into the C struct (raises when a table is too long)."""
     if not isinstance(opts, RulesOptions):
         raise TypeError(f"options must be RulesOptions, got {type(opts).__name__}")
-    if len(opts.opening_minimums) > CN_MAXMINS or len(opts.round_minimums) > CN_MAXMINS:
-        raise ValueError(f"the native core holds at most {CN_MAXMINS} opening / round minimums")
+    _fits("opening_minimums", len(opts.opening_minimums), CN_MAXMINS)
+    _fits("round_minimums", len(opts.round_minimums), CN_MAXMINS)
     o.decks = opts.decks
     o.jokers = opts.jokers
     o.hand_size = opts.hand_size
     o.target_score = opts.target_score
     o.n_opening = len(opts.opening_minimums)
     for i, (lo, m) in enumerate(opts.opening_minimums):
-        o.opening_lo[i] = max(lo, -(2**31 - 1))
+        o.opening_lo[i] = lo
         o.opening_min[i] = m
     o.max_wilds_per_meld = opts.max_wilds_per_meld
     o.canasta_size = opts.canasta_size
@@ -158,11 +169,80 @@ cdef int _fill_options(cn_options *o, object opts) except -1:
     return 0
 
 
+#: the most games one VectorGames holds
+MAX_GAMES = 1 << 24
+
+
+cdef object _int_in(str name, object x, object lo, object hi):
+    """``x`` as a Python int within ``lo..hi``, checked before any C conversion.
+
+    Raises:
+        TypeError: not an int (bools, floats and strings included).
+        ValueError: outside ``lo..hi`` (the message names the argument and the bounds).
+    """
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, np.integer)):
+        raise TypeError(f"{name} must be an int, got {x!r}"[:200])
+    v = int(x)
+    if not lo <= v <= hi:
+        raise ValueError(f"{name} must be in {lo:,}..{hi:,}, got {v:,}"[:200])
+    return v
+
+
+cdef object _contiguous(object a):
+    """``a`` as a C-contiguous array (a copy only when it is not one already); read-only
+    arrays are read through const views, so they need no copy."""
+    if isinstance(a, np.ndarray) and not a.flags.c_contiguous:
+        return np.ascontiguousarray(a)
+    return a
+
+
+cdef inline int _fits(str what, Py_ssize_t n, Py_ssize_t cap) except -1:
+    """Refuse (ValueError) a list of ``n`` entries bound for a C array of ``cap``."""
+    if not 0 <= n <= cap:
+        raise ValueError(f"{what} has {n:,} entries; the native core holds at most {cap:,}")
+    return 0
+
+
+cdef _check_capacities(object g):
+    """Every length and range of the Python engine state ``g`` that a C array or integer
+    of cn_state bounds, checked before :func:`_load_game` copies anything (the position
+    reader refuses all of these already, canasta_env/engine/limits.py; this guard keeps
+    the copy safe whatever the caller)."""
+    for name in ("hands", "known", "feet", "red3", "in_foot", "seat_melded"):
+        _fits(name, len(getattr(g, name)), 4)
+    for name in ("hands", "known", "feet"):
+        for row in getattr(g, name):
+            _fits(name + "[seat]", len(row), CN_NC)
+    for name in ("nat", "jok", "two", "books", "wild_meld", "opened", "minimum", "scores"):
+        _fits(name, len(getattr(g, name)), 2)
+    for t in range(2):
+        for name in ("nat", "jok", "two"):
+            _fits(name + "[partnership]", len(getattr(g, name)[t]), CN_NC)
+        _fits("books[partnership]", len(g.books[t]), CN_MAXBOOKS)
+        for b in g.books[t]:
+            _fits("a book", len(b), 4)
+            if not all(0 <= x <= 255 for x in b):
+                raise ValueError(f"a book's entries must be in 0..255, got {b!r}")
+        _fits("wild_meld[partnership]", len(g.wild_meld[t]), 2)
+    _fits("stock", len(g.stock), CN_MAXCARDS)
+    _fits("pile", len(g.pile), CN_MAXCARDS)
+    _fits("pending", len(g.pending), CN_MAXCARDS)
+    _fits("new_ranks", len(g.new_ranks), CN_NC)
+    for name in ("stock", "pile", "pending", "new_ranks"):
+        if not all(0 <= c < CN_NC for c in getattr(g, name)):
+            raise ValueError(f"{name} holds a value that is not a card class 0..{CN_NC - 1}")
+    if not all(-_L.SCORE_LIMIT <= x <= _L.SCORE_LIMIT for x in g.scores):
+        raise ValueError(f"scores must be within +-{_L.SCORE_LIMIT:,}, got {g.scores!r}")
+    if g.sheets is not None:
+        _fits("sheets", len(g.sheets), 2)
+
+
 cdef _load_game(cn_state *s, object g):
-    """Copy a (validated) Python engine state into the C struct."""
+    """Copy a (validated) Python engine state into the C struct: every length is checked
+    first (:func:`_check_capacities`), so no loop below can write past an array; an int
+    too large for its C field raises OverflowError before it is stored."""
+    _check_capacities(g)
     _fill_options(&s.o, g.options)
-    if not -2**31 < g.scores[0] < 2**31 or not -2**31 < g.scores[1] < 2**31:
-        raise ValueError("scores out of range for the native core")
     s.hand_number = g.hand_number
     s.dealer = g.dealer
     s.winner = -2 if g.winner is None else g.winner
@@ -177,8 +257,6 @@ cdef _load_game(cn_state *s, object g):
         s.red3[seat] = g.red3[seat]
         s.in_foot[seat] = bool(g.in_foot[seat])
         s.seat_melded[seat] = bool(g.seat_melded[seat])
-    if len(g.stock) > CN_MAXCARDS or len(g.pile) > CN_MAXCARDS or len(g.pending) > CN_MAXCARDS:
-        raise ValueError("too many cards for the native core")
     s.nstock = len(g.stock)
     for i, c in enumerate(g.stock):
         s.stock[i] = c
@@ -191,8 +269,6 @@ cdef _load_game(cn_state *s, object g):
             s.nat[t][c] = g.nat[t][c]
             s.jok[t][c] = g.jok[t][c]
             s.two[t][c] = g.two[t][c]
-        if len(g.books[t]) > CN_MAXBOOKS:
-            raise ValueError("too many books for the native core")
         s.nbooks[t] = len(g.books[t])
         for i, b in enumerate(g.books[t]):
             for k in range(4):
@@ -313,9 +389,10 @@ cdef class NativeGame:
             raise ValueError(f"seed must be an int, got {seed!r}")
         if dealer is not None and dealer not in (0, 1, 2, 3):
             raise ValueError(f"dealer must be a seat 0..3 or None, got {dealer!r}")
+        lim = _L.SCORE_LIMIT // 2
         if len(scores) != 2 or not all(isinstance(x, int) and not isinstance(x, bool)
-                                       and -2**31 < x < 2**31 for x in scores):
-            raise ValueError(f"scores must be two ints (32-bit), got {scores!r}")
+                                       and -lim <= x <= lim for x in scores):
+            raise ValueError(f"scores must be two ints within +-{lim:,}, got {scores!r}"[:200])
         if isinstance(first_round, bool) or not isinstance(first_round, int) or \
                 not 0 <= first_round < max(options.rounds, 1):
             raise ValueError(f"first_round must be in 0..{max(options.rounds, 1) - 1} for these "
@@ -378,8 +455,9 @@ cdef class NativeGame:
         return NativeGame.from_game(_py_from_position(pos, check_moves=check_moves))
 
     def copy(self):
-        """An independent copy (the C state copied in one block; log and history lists
-        copied shallowly: their entries are never modified)."""
+        """An independent copy: the C state (the deal generator's state included) copied
+        in one block, the log and history lists copied shallowly (their entries are never
+        modified by the game). The copy plays on exactly as this game would."""
         cdef NativeGame ng = NativeGame.__new__(NativeGame)
         memcpy(ng.s, self.s, sizeof(cn_state))
         ng.options = self.options
@@ -387,6 +465,21 @@ cdef class NativeGame:
         ng.history = list(self.history)
         ng.log = list(self.log)
         return ng
+
+    def __copy__(self):
+        """:meth:`copy` (a game's state is never shared between two objects)."""
+        return self.copy()
+
+    def __deepcopy__(self, memo):
+        ng = self.copy()
+        ng.history = _copy.deepcopy(self.history, memo)
+        ng.log = _copy.deepcopy(self.log, memo)
+        return ng
+
+    def __reduce__(self):
+        """Pickled as its JSON position and the deal generator's state; unpickling checks
+        the position with the engine's reader (a tampered pickle raises PositionError)."""
+        return (_restore_game, (self.to_position(), int(self.s.rng)))
 
     def to_game(self, copy=True):
         """A Python engine :class:`~canasta_env.engine.Game` with this state (with
@@ -504,25 +597,48 @@ cdef class NativeGame:
         self.legal_ok = False
         self._events()
 
-    def encode(self, int seat, out=None):
-        """Observation of ``seat`` (float32, bit-identical to observation.encode)."""
-        if not 0 <= seat < 4:
-            raise ValueError(f"seat must be 0..3, got {seat}")
+    def encode(self, seat, out=None):
+        """Observation of ``seat`` (0..3): float32 of shape (obs_size,), bit-identical to
+        observation.encode; written into ``out`` (a writeable C-contiguous float32 array
+        of that shape) when given.
+
+        Raises:
+            TypeError / ValueError: ``seat`` not an int in 0..3, or a bad ``out``.
+        """
+        cdef int st = _int_in("seat", seat, 0, 3)
         cdef int n = cn_obs_size(&self.s.o)
         if out is None:
             out = np.empty(n, dtype=np.float32)
+        elif not (isinstance(out, np.ndarray) and out.dtype == np.float32 and out.shape == (n,)
+                  and out.flags.c_contiguous and out.flags.writeable):
+            raise ValueError(f"out must be a writeable C-contiguous float32 array of shape "
+                             f"({n},), got {_describe(out)}")
         cdef float[::1] buf = out
-        if buf.shape[0] != n:
-            raise ValueError(f"out must have shape ({n},)")
-        cn_encode(self.s, seat, &_SCALE[0], &buf[0])
+        cn_encode(self.s, st, &_SCALE[0], &buf[0])
         return out
 
     def next_hand(self):
-        """Deal the next hand with the native generator."""
+        """Deal the next hand with the native generator.
+
+        Raises:
+            RuntimeError: the hand is not over, or the game already lasted
+                ``limits.MAX_HANDS`` hands.
+        """
         if self.s.phase != 4:
             raise RuntimeError(f"next_hand() needs a finished hand; phase is {self.phase.name}")
+        if self.s.hand_number + 1 >= _L.MAX_HANDS:
+            raise RuntimeError(f"a game lasts at most {_L.MAX_HANDS:,} hands")
         cn_next_hand(self.s)
         self._deal_log()
+
+
+def _restore_game(pos, rng):
+    """A :class:`NativeGame` from ``NativeGame.__reduce__``'s position and generator state."""
+    if isinstance(rng, bool) or not isinstance(rng, int) or not 0 <= rng < 2**64:
+        raise ValueError(f"the generator state must be an int in 0..2**64-1, got {rng!r}"[:200])
+    cdef NativeGame ng = NativeGame.from_position(pos, check_moves=False)
+    ng.s.rng = <uint64_t>rng
+    return ng
 
 
 include "vector.pxi"

@@ -118,7 +118,10 @@ cdef class NativeHeuristic:
         Raises:
             ValueError: another dtype, shape or layout, an observation entry not finite
                 or outside 0..10,000, a mask entry not 0 / 1, no legal action.
+
+        Read-only arrays are read in place; arrays that are not C-contiguous are copied.
         """
+        observation, action_mask = _contiguous(observation), _contiguous(action_mask)
         if not (isinstance(observation, np.ndarray) and observation.dtype == np.float32
                 and observation.ndim == 1 and observation.flags.c_contiguous):
             raise ValueError(f"heuristic: observation must be a C-contiguous float32 1-D array, "
@@ -148,7 +151,10 @@ cdef class NativeHeuristic:
             ValueError: another dtype, shape, layout or contiguity; a row with an
                 observation entry not finite or outside 0..10,000, a mask entry not 0 / 1
                 or no legal action (the message names the row). Nothing is written then.
+
+        Read-only inputs are read in place; inputs that are not C-contiguous are copied.
         """
+        observations, masks = _contiguous(observations), _contiguous(masks)
         if not (isinstance(observations, np.ndarray) and observations.dtype == np.float32
                 and observations.ndim == 2 and observations.flags.c_contiguous):
             raise ValueError(f"heuristic: observations must be a C-contiguous float32 2-D "
@@ -199,13 +205,17 @@ cdef str _describe(x):
     return type(x).__name__
 
 
-def heuristic_p_at_least(int k, int population, int successes, int draws):
+def heuristic_p_at_least(k, population, successes, draws):
     """:func:`canasta_env.policies.p_at_least` computed by the native core (the same
     double, bit for bit), for ``population <= HEURISTIC_MAX_PACK``.
 
     Raises:
         ValueError: ``successes > population`` or ``population > HEURISTIC_MAX_PACK``.
     """
+    k = _int_in("k", k, -HEURISTIC_PARAM_LIMIT, HEURISTIC_PARAM_LIMIT)
+    population = _int_in("population", population, 0, HEURISTIC_PARAM_LIMIT)
+    successes = _int_in("successes", successes, 0, HEURISTIC_PARAM_LIMIT)
+    draws = _int_in("draws", draws, -HEURISTIC_PARAM_LIMIT, HEURISTIC_PARAM_LIMIT)
     if successes > population:
         raise ValueError(f"p_at_least: {successes} cards of the class cannot be among "
                          f"{population} unseen cards")

@@ -16,6 +16,10 @@ cdef _check_seed(seed):
         raise TypeError(f"seed must be an int, got {seed!r}")
 
 
+#: the longest rollout one search accepts (decisions)
+SEARCH_MAX_DECISIONS = 2**31 - 1
+
+
 cdef _int_arg(name, x):
     """``x`` as an int, refusing bools, floats and other non-integers."""
     if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, np.integer)):
@@ -28,8 +32,9 @@ cdef _check_search(seed, determinisations, max_decisions):
     if not 1 <= determinisations <= SEARCH_MAX_DETERMINISATIONS:
         raise ValueError(f"determinisations must be in 1..{SEARCH_MAX_DETERMINISATIONS}, "
                          f"got {determinisations}")
-    if max_decisions < 1:
-        raise ValueError(f"max_decisions must be >= 1, got {max_decisions}")
+    if not 1 <= max_decisions <= SEARCH_MAX_DECISIONS:
+        raise ValueError(f"max_decisions must be in 1..{SEARCH_MAX_DECISIONS:,}, got "
+                         f"{max_decisions:,}"[:200])
 
 
 cdef _search_into(const cn_state *root, const int *legal, int n, int determinisations,
@@ -127,9 +132,14 @@ def search_values(VectorGames vg not None, games, NativeHeuristic heuristic not 
     arr = np.asarray(games).reshape(-1)
     if arr.size and arr.dtype.kind not in "iu":
         raise TypeError(f"games must be integer indices, got dtype {arr.dtype}")
-    # a private copy: another thread may change the caller's array while the GIL is
-    # released between games, after the indices were checked
-    idx = np.array(arr, dtype=np.int64, copy=True)
+    # the indices checked as Python ints (2**64 - 1 is not -1), then a private copy:
+    # another thread may change the caller's array while the GIL is released between
+    # games, after the indices were checked
+    checked = [int(g) for g in arr]
+    for g in checked:
+        if not 0 <= g < vg.num_games:
+            raise IndexError(f"game index {g} is outside 0..{vg.num_games - 1}")
+    idx = np.array(checked, dtype=np.int64)
     determinisations = _int_arg("determinisations", determinisations)
     max_decisions = _int_arg("max_decisions", max_decisions)
     _check_search(seed, determinisations, max_decisions)

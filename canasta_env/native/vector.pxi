@@ -74,17 +74,18 @@ cdef class VectorGames:
     cdef bint sample_scores, sample_round
     cdef bint initialised
     cdef int n_rounds
+    cdef object _init_args  # (reward_scale, starting_scores, starting_round), for copies
 
-    def __cinit__(self, int num_games, *args, **kwargs):
-        if num_games < 1:
-            raise ValueError(f"num_games must be >= 1, got {num_games}")
+    def __cinit__(self, num_games, *args, **kwargs):
+        num_games = _int_in("num_games", num_games, 1, MAX_GAMES)
         self.games = <cn_state *>calloc(num_games, sizeof(cn_state))
         self.nlegal = <int *>calloc(num_games, sizeof(int))
         self.legal = <int *>calloc(num_games * 98, sizeof(int))
         self.seeds = <uint64_t *>calloc(num_games, sizeof(uint64_t))
         self.episodes = <uint64_t *>calloc(num_games, sizeof(uint64_t))
         if not (self.games and self.nlegal and self.legal and self.seeds and self.episodes):
-            raise MemoryError()
+            raise MemoryError(f"no memory for {num_games:,} games "
+                              f"({num_games * sizeof(cn_state) / 1e9:.1f} GB)")
         self.num_games = num_games
 
     def __dealloc__(self):
@@ -94,7 +95,7 @@ cdef class VectorGames:
         free(self.seeds)
         free(self.episodes)
 
-    def __init__(self, int num_games, options=None, seed=0, double reward_scale=0.001,
+    def __init__(self, num_games, options=None, seed=0, double reward_scale=0.001,
                  starting_scores=(0, 0), starting_round=1):
         if self.initialised:
             # the arrays were sized for this batch once, by __cinit__: a second __init__
@@ -147,6 +148,7 @@ cdef class VectorGames:
         self.final_observations = np.zeros((num_games, 4, self.obs_size), dtype=np.float32)
         self.obs_v = self.observations
         self.fin_v = self.final_observations
+        self._init_args = (reward_scale, starting_scores, starting_round)
         self.mask_v = self.masks
         self.rew_v = self.rewards
         self.tm_v = self.to_move
@@ -263,7 +265,7 @@ cdef class VectorGames:
             i = int(bad[0])
             raise ValueError(f"game {i}: action {int(arr[i])} is outside 0..{self.num_actions - 1}; "
                              f"no game was changed")
-        cdef long long[::1] acts = np.ascontiguousarray(arr, dtype=np.int64)
+        cdef const long long[::1] acts = np.ascontiguousarray(arr, dtype=np.int64)
         cdef const uint8_t[::1] on = act_arr
         cdef int i2, k, ok, a, n = self.num_games
         cdef int bad_i = -1
@@ -326,7 +328,7 @@ cdef class VectorGames:
 
     cdef void _step_one(self, int i, int a) noexcept nogil:
         cdef cn_state *s = &self.games[i]
-        cdef int sc0, sc1
+        cdef cn_score sc0, sc1
         cdef float r
         cn_apply(s, a)
         if s.phase >= 4:
@@ -364,17 +366,32 @@ cdef class VectorGames:
             o[i] = self.legal[i * 98 + <int>((x >> 32) % <uint64_t>self.nlegal[i])]
         return out
 
-    def position(self, int i):
-        """Game ``i`` in the JSON position format (event log and history not kept)."""
-        if not 0 <= i < self.num_games:
-            raise IndexError(f"game index {i} is outside 0..{self.num_games - 1}")
+    def position(self, i):
+        """Game ``i`` in the JSON position format (event log and history not kept).
+
+        Raises:
+            TypeError: ``i`` not an int. IndexError: outside 0..num_games-1.
+        """
+        i = self._index(i)
         return _py_to_position(_mirror(&self.games[i], self.options, int(self.seeds[i]), [], []))
 
-    def set_position(self, int i, pos):
+    cdef int _index(self, i) except -1:
+        if isinstance(i, (bool, np.bool_)) or not isinstance(i, (int, np.integer)):
+            raise TypeError(f"game index must be an int, got {i!r}"[:200])
+        if not 0 <= int(i) < self.num_games:
+            raise IndexError(f"game index {int(i)} is outside 0..{self.num_games - 1}")
+        return int(i)
+
+    def set_position(self, i, pos):
         """Put the JSON position ``pos`` (a running hand under this batch's options;
-        checked by the Python engine's reader) into game ``i`` and write its arrays."""
-        if not 0 <= i < self.num_games:
-            raise IndexError(f"game index {i} is outside 0..{self.num_games - 1}")
+        checked by the Python engine's reader) into game ``i`` and write its arrays.
+
+        Raises:
+            TypeError / IndexError: a bad index. PositionError: a malformed position.
+            ValueError: other options than the batch's, or nobody on turn. In every case
+            the batch is unchanged.
+        """
+        i = self._index(i)
         g = _py_from_position(pos)
         if g.options != self.options:
             raise ValueError(f"game {i}: the position's options differ from this batch's")
@@ -388,6 +405,65 @@ cdef class VectorGames:
         self.rewards[i] = 0
         self.dones[i] = False
 
+    def __copy__(self):
+        """An independent copy (:meth:`__deepcopy__`): a batch's games are never shared."""
+        return self.__deepcopy__({})
+
+    def __deepcopy__(self, memo):
+        """An independent copy that steps on exactly as this batch would: every game's C
+        state (its generator included), the seeds, episode counters, the batch generator
+        and every array copied."""
+        reward_scale, starting_scores, starting_round = self._init_args
+        cdef VectorGames vg = VectorGames(self.num_games, self.options, 0, reward_scale,
+                                          starting_scores, starting_round)
+        memcpy(vg.games, self.games, self.num_games * sizeof(cn_state))
+        memcpy(vg.nlegal, self.nlegal, self.num_games * sizeof(int))
+        memcpy(vg.legal, self.legal, self.num_games * 98 * sizeof(int))
+        memcpy(vg.seeds, self.seeds, self.num_games * sizeof(uint64_t))
+        memcpy(vg.episodes, self.episodes, self.num_games * sizeof(uint64_t))
+        vg.rng = self.rng
+        for name in ("observations", "masks", "rewards", "to_move", "dones",
+                     "final_observations"):
+            getattr(vg, name)[...] = getattr(self, name)
+        return vg
+
+    def __reduce__(self):
+        """Pickled as each game's JSON position and generator state, the seeds and
+        episode counters, the batch generator and the arrays of the last step; unpickling
+        checks every position with the engine's reader."""
+        cdef int i
+        games = [(self.position(i), int(self.games[i].rng)) for i in range(self.num_games)]
+        state = (games, [int(self.seeds[i]) for i in range(self.num_games)],
+                 [int(self.episodes[i]) for i in range(self.num_games)], int(self.rng),
+                 self.rewards.copy(), self.dones.copy(), self.final_observations.copy())
+        return (_restore_vector, (self.num_games, self.options, self._init_args, state))
+
+    cdef _restore(self, state):
+        games, seeds, episodes, rng, rewards, dones, final = state
+        _fits("games", len(games), self.num_games)
+        _fits("seeds", len(seeds), self.num_games)
+        _fits("episodes", len(episodes), self.num_games)
+        if not len(games) == len(seeds) == len(episodes) == self.num_games:
+            raise ValueError(f"a pickled VectorGames of {self.num_games} games holds "
+                             f"{len(games)} positions")
+        cdef int i
+        cdef cn_state tmp
+        for i in range(self.num_games):
+            pos, grng = games[i]
+            g = _py_from_position(pos, check_moves=False)
+            if g.options != self.options or g.to_move is None:
+                raise ValueError(f"game {i}: the pickled position does not fit this batch")
+            _load_game(&tmp, g)
+            tmp.rng = <uint64_t>(int(grng) & 0xFFFFFFFFFFFFFFFF)
+            self.games[i] = tmp
+            self.seeds[i] = <uint64_t>(int(seeds[i]) & 0xFFFFFFFFFFFFFFFF)
+            self.episodes[i] = <uint64_t>(int(episodes[i]) & 0xFFFFFFFFFFFFFFFF)
+            self._write(i)
+        self.rng = <uint64_t>(int(rng) & 0xFFFFFFFFFFFFFFFF)
+        self.rewards[...] = rewards
+        self.dones[...] = dones
+        self.final_observations[...] = final
+
     @property
     def num_envs(self):
         """``num_games`` under the gymnasium vector-env name."""
@@ -395,3 +471,12 @@ cdef class VectorGames:
 
     def close(self):
         pass
+
+
+def _restore_vector(num_games, options, init_args, state):
+    """A :class:`VectorGames` from ``VectorGames.__reduce__``'s state."""
+    reward_scale, starting_scores, starting_round = init_args
+    cdef VectorGames vg = VectorGames(num_games, options, 0, reward_scale, starting_scores,
+                                      starting_round)
+    vg._restore(state)
+    return vg

@@ -72,7 +72,7 @@ void cn_deal(cn_state *s) {
     s->phase = PH_DRAW;
 }
 
-void cn_new_game_at(cn_state *s, uint64_t seed, int dealer, int score0, int score1,
+void cn_new_game_at(cn_state *s, uint64_t seed, int dealer, cn_score score0, cn_score score1,
                     int first_round) {
     cn_seed(s, seed);
     s->scores[0] = score0;

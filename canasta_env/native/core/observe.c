@@ -46,7 +46,10 @@ void cn_encode(const cn_state *s, int seat, const float *scale, float *out) {
     v[k++] = s->pile_frozen || !s->opened[them];
     v[k++] = top == CN_B3;
     v[k++] = s->nstock;
-    int su = s->scores[us], st = s->scores[them];
+    /* shown within +-CN_OBSERVED_SCORE_LIMIT (observation.py does the same) */
+    cn_score lim = CN_OBSERVED_SCORE_LIMIT;
+    int su = (int)(s->scores[us] > lim ? lim : s->scores[us] < -lim ? -lim : s->scores[us]);
+    int st = (int)(s->scores[them] > lim ? lim : s->scores[them] < -lim ? -lim : s->scores[them]);
     v[k++] = su > 0 ? su : 0;
     v[k++] = st > 0 ? st : 0;
     v[k++] = su < 0 ? -su : 0;

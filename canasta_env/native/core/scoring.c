@@ -6,7 +6,7 @@
  */
 #include "state.h"
 
-static void score_partnership(const cn_state *s, int team, int going_out, int *sheet) {
+static void score_partnership(const cn_state *s, int team, int going_out, cn_score *sheet) {
     const cn_options *o = &s->o;
     const int *nat = s->nat[team], *jok = s->jok[team], *two = s->two[team];
     int table = 0, bonus = 0;
@@ -54,14 +54,14 @@ void cn_end_hand(cn_state *s) {
     }
     s->has_sheets = 1;
     for (int team = 0; team < 2; team++) {
-        int *sh = s->sheets[team];
+        const cn_score *sh = s->sheets[team];
         s->scores[team] = sh[5] + sh[0] + sh[1] + sh[2] + sh[3] + sh[4];
     }
     cn_event_add(s, EV_HAND_OVER, 0, 0);
     int over = o->rounds ? (s->hand_number + 1 >= o->rounds)
                          : ((s->scores[0] > s->scores[1] ? s->scores[0] : s->scores[1]) >= o->target_score);
     if (over) {
-        int a = s->scores[0], b = s->scores[1];
+        cn_score a = s->scores[0], b = s->scores[1];
         s->winner = a > b ? 0 : b > a ? 1 : -1;
         s->phase = PH_GAME_OVER;
     } else {

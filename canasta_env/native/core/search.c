@@ -101,8 +101,9 @@ static int rollout(cn_state *s, const float *scale, const cn_heur_params *p, int
 }
 
 static int hand_score(const cn_state *s, int team) {
-    const int *sh = s->sheets[team];
-    return sh[0] + sh[1] + sh[2] + sh[3] + sh[4];
+    /* one hand's rows: each within limits.HAND_POINTS_LIMIT, their sum inside 32 bits */
+    const cn_score *sh = s->sheets[team];
+    return (int)(sh[0] + sh[1] + sh[2] + sh[3] + sh[4]);
 }
 
 int cn_search_values(const cn_state *root, const int *legal, int n, int determinisations,

@@ -39,7 +39,7 @@ void cn_options_derive(cn_options *o) {
     o->num_actions = o->wild_melds ? A_NUM_HAND_AND_FOOT : A_NUM_CLASSIC;
 }
 
-int cn_minimum_for(const cn_options *o, int score, int round_index) {
+int cn_minimum_for(const cn_options *o, cn_score score, int round_index) {
     if (o->n_round_min) {
         int i = round_index < o->n_round_min - 1 ? round_index : o->n_round_min - 1;
         return o->round_min[i];

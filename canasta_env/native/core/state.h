@@ -26,6 +26,11 @@
 #define CN_MAXBOOKS 128
 #define CN_MAXMINS 32
 #define CN_MAXEVENTS 128
+/* cumulative scores and score-sheet rows: 64 bits (canasta_env/engine/limits.py:
+ * |score| <= SCORE_LIMIT = 10^15; one hand's row <= HAND_POINTS_LIMIT, inside 32 bits) */
+typedef long long cn_score;
+/* the largest |score| an observation shows (limits.OBSERVED_SCORE_LIMIT) */
+#define CN_OBSERVED_SCORE_LIMIT 10000000
 
 /* action ids (canasta_env/engine/actions.py; checked against Python by the binding) */
 enum {
@@ -48,7 +53,8 @@ enum { EV_RED3 = 1, EV_DECLINED = 2, EV_BOOK = 3, EV_FOOT = 4, EV_OUT = 5, EV_HA
 typedef struct {
     int decks, jokers, hand_size, target_score;
     int n_opening;                          /* opening_minimums: (lowest score, minimum) */
-    int opening_lo[CN_MAXMINS], opening_min[CN_MAXMINS];
+    cn_score opening_lo[CN_MAXMINS];
+    int opening_min[CN_MAXMINS];
     int max_wilds_per_meld, canasta_size, natural_canasta_bonus, mixed_canasta_bonus;
     int red_three_bonus, red_three_all_bonus, going_out_bonus, concealed_going_out_bonus;
     int canastas_to_go_out, black_three_freezes, red_three_last_card_may_meld;
@@ -68,7 +74,7 @@ typedef struct {
     cn_options o;
     /* the game */
     int hand_number, dealer, winner;        /* winner: 0 / 1, -1 tie, -2 none (None) */
-    int scores[2];
+    cn_score scores[2];
     /* the hand */
     int phase, current;
     int hands[4][CN_NC], known[4][CN_NC], feet[4][CN_NC];
@@ -83,7 +89,7 @@ typedef struct {
     int went_out, concealed;                 /* went_out -1: None */
     long long decisions;
     int has_sheets;
-    int sheets[2][6];  /* table, canasta_bonus, red_threes, going_out, hand_penalty, previous */
+    cn_score sheets[2][6];  /* table, canasta_bonus, red_threes, going_out, hand_penalty, previous */
     /* the turn */
     int drew_stock, turn_points, laid, added_old, n_new_ranks;
     int new_ranks[CN_NC];
@@ -155,7 +161,7 @@ static inline void cn_event_add(cn_state *s, int type, int a, int b) {
 void cn_closed_books(const cn_state *s, int team, int *clean, int *dirty);
 void cn_book_counts(const cn_state *s, int team, int *clean, int *dirty);
 void cn_options_derive(cn_options *o);
-int cn_minimum_for(const cn_options *o, int score, int round_index);
+int cn_minimum_for(const cn_options *o, cn_score score, int round_index);
 void cn_start_turn(cn_state *s);
 
 /* deal.c */
@@ -163,7 +169,7 @@ void cn_seed(cn_state *s, uint64_t seed);
 void cn_deal(cn_state *s);
 void cn_new_game(cn_state *s, uint64_t seed, int dealer);
 /* a new game at cumulative scores (score0, score1), starting in round first_round (0-based) */
-void cn_new_game_at(cn_state *s, uint64_t seed, int dealer, int score0, int score1,
+void cn_new_game_at(cn_state *s, uint64_t seed, int dealer, cn_score score0, cn_score score1,
                     int first_round);
 int cn_next_hand(cn_state *s);
 
