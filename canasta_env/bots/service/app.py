@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from contextlib import asynccontextmanager
 from typing import Callable
 
@@ -10,6 +11,7 @@ from fastapi import FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ..store import StoreError
 from .core import Service, log
@@ -96,6 +98,16 @@ class BodyLimit:
         await self.app(scope, limited, send)
 
 
+def allowed_methods(app: FastAPI, path: str) -> list[str]:
+    """The methods the OpenAPI schema of ``app`` documents for ``path`` (sorted)."""
+    methods: set[str] = set()
+    for template, ops in app.openapi()["paths"].items():
+        pattern = re.sub(r"\\\{[^/]+?\\\}", "[^/]+", re.escape(template))
+        if re.fullmatch(pattern, path):
+            methods |= {m.upper() for m in ops}
+    return sorted(methods)
+
+
 def create_app(policy: str = "reference", max_games: int = 1000, db: str | None = None,
                idle_expiry: float = IDLE_EXPIRY, max_decisions: int = MAX_DECISIONS,
                max_body: int = MAX_BODY, bot_threads: int = 2,
@@ -140,6 +152,14 @@ def create_app(policy: str = "reference", max_games: int = 1000, db: str | None 
         # never a plain-text page (uvicorn logs the traceback once)
         return JSONResponse(status_code=500, content={
             "detail": f"internal error ({type(exc).__name__}); see the server's log"})
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http_error(request: Request, exc: StarletteHTTPException):
+        headers = dict(exc.headers or {})
+        if exc.status_code == 405:  # every method of the path, not only its first route's
+            headers["Allow"] = ", ".join(allowed_methods(app, request.url.path))
+        return JSONResponse(status_code=exc.status_code, content={"detail": exc.detail},
+                            headers=headers)
 
     @app.exception_handler(RequestValidationError)
     async def _validation_error(request: Request, exc: RequestValidationError):

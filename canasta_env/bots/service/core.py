@@ -27,10 +27,8 @@ from typing import Any, Callable
 from canasta_env.engine import (
     Game,
     IllegalActionError,
-    OptionsError,
     PositionError,
     from_position,
-    preset,
     to_position,
 )
 
@@ -48,10 +46,12 @@ from .limits import (
     MAX_DECISIONS,
     MAX_LOG_PAGE,
     MAX_REPLAY,
-    MAX_SCORE,
     SEAT_KINDS,
+    SEED_MAX,
+    SEED_MIN,
     TOUCH_EVERY,
 )
+from .rules import bots_can_play, game_options, starting
 from .view import seat_view
 
 log = logging.getLogger("canasta_env.bots.service")
@@ -209,23 +209,15 @@ class Service:
                 cannot play the variant.
         """
         seats = self._check_seats(seats)
-        try:
-            options = preset(variant, **(rules or {}))
-        except (OptionsError, TypeError) as e:
-            raise ServiceError(400, f"bad variant or rules: {e}") from None
-        if options.rounds == 0 and options.target_score > MAX_SCORE:
-            raise ServiceError(400, f"target_score {options.target_score} is over this server's "
-                                    f"limit of {MAX_SCORE}")
-        scores = (0, 0)
-        if starting_scores is not None:
-            if len(starting_scores) != 2:
-                raise ServiceError(400, f"starting_scores must be two ints (partnerships 0 and "
-                                        f"1), got {starting_scores!r}")
-            if any(abs(s) > MAX_SCORE for s in starting_scores):
-                raise ServiceError(400, f"starting_scores must be within -{MAX_SCORE}.."
-                                        f"{MAX_SCORE}, got {starting_scores!r}")
-            scores = (int(starting_scores[0]), int(starting_scores[1]))
+        options = game_options(variant, rules)
+        scores = starting(starting_scores, options)
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)
+                                 or not SEED_MIN <= seed <= SEED_MAX):
+            raise ServiceError(400, f"seed must be an int in {SEED_MIN}..{SEED_MAX} or null, "
+                                    f"got {seed!r}"[:200])
         # the bots' policy must fit the variant: refused here, before the deal and the store
+        if "bot" in seats:
+            bots_can_play(options)
         policy, bot = self.bot(bot_policy, options) if "bot" in seats else (None, None)
         if seed is None:
             seed = secrets.randbelow(2**31)  # stored: later deals are the same after a restart
@@ -537,6 +529,7 @@ class Service:
             game = position_game(position)
         except PositionError as e:
             raise ServiceError(400, f"malformed position: {e}") from None
+        bots_can_play(game.options)
         if game.to_move is None:
             raise ServiceError(409, f"nobody is on turn in this position (phase {game.phase.name})")
         if game.to_move != seat:

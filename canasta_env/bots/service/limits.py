@@ -8,6 +8,8 @@ BUILTIN_POLICIES = ("heuristic", "random", "reference", "search")
 SEAT_KINDS = ("human", "bot")
 #: the largest ``target_score`` and ``starting_scores`` a game may have (10 x Classic's)
 MAX_SCORE = 50_000
+#: the range of ``seed`` in ``POST /games`` (a signed 64-bit integer)
+SEED_MIN, SEED_MAX = -(2**63), 2**63 - 1
 #: bot decisions one request plays at most before the rest goes to the background
 MAX_DECISIONS = 1000
 #: bot decisions the background plays per turn of holding a game's lock
@@ -31,6 +33,6 @@ GAMES_KEPT = 2000
 #: last use is written at most this often by reads (seconds)
 TOUCH_EVERY = 10.0
 
-__all__ = ["BUILTIN_POLICIES", "SEAT_KINDS", "MAX_SCORE", "MAX_DECISIONS", "CHUNK", "MAX_BODY",
-           "MAX_LOG_PAGE", "STATIC", "PAGE_HEADERS", "MAX_REPLAY", "IDLE_EXPIRY", "GAMES_KEPT",
-           "TOUCH_EVERY"]
+__all__ = ["BUILTIN_POLICIES", "SEAT_KINDS", "MAX_SCORE", "SEED_MIN", "SEED_MAX", "MAX_DECISIONS",
+           "CHUNK", "MAX_BODY", "MAX_LOG_PAGE", "STATIC", "PAGE_HEADERS", "MAX_REPLAY",
+           "IDLE_EXPIRY", "GAMES_KEPT", "TOUCH_EVERY"]

@@ -55,7 +55,9 @@ def seat_view(game: Game, seat: int | None, position: dict | None = None) -> dic
         "game_over": game.game_over,
         "winner": pos["winner"],
         "scores": pos["scores"],
-        "target_score": opts["target_score"],
+        # Hand and Foot ends after its rounds: its target_score is not used
+        "target_score": None if opts["rounds"] else opts["target_score"],
+        "rounds": opts["rounds"] or None,
         "hand": None if seat is None else pos["hands"][seat],
         "players": [{"seat": s, "partnership": s % 2, "hand_size": len(pos["hands"][s]),
                      "red_threes": pos["red_threes"][s], "known_cards": pos["known"][s]}
