@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -204,6 +205,38 @@ def test_tables_made_before_the_migrations_are_stamped_and_kept(backend, tmp_pat
         assert migrations.current(store.engine) == migrations.head()
         assert store.count() == 1 and store.load(made["game_id"]).position == position
         store.close()
+
+
+def test_a_later_revision_adds_a_column_to_a_database_of_the_previous_version(tmp_path):
+    """The path a new column takes: a revision 0002 (written here as a later version
+    would) upgrades a database written by the previous version without losing its game;
+    this version then refuses that database in one line instead of guessing."""
+    scripts = tmp_path / "migrations"
+    shutil.copytree(migrations.HERE, scripts, ignore=shutil.ignore_patterns("__pycache__"))
+    (scripts / "versions" / "0002_games_note.py").write_text(
+        '"""games.note"""\n'
+        "import sqlalchemy as sa\nfrom alembic import op\n\n"
+        'revision = "0002"\ndown_revision = "0001"\nbranch_labels = None\ndepends_on = None\n\n\n'
+        "def upgrade():\n    op.add_column(\"games\", sa.Column(\"note\", sa.Text))\n\n\n"
+        "def downgrade():\n    op.drop_column(\"games\", \"note\")\n")
+    db = tmp_path / "games.sqlite3"
+    with sqlite3.connect(db) as c:
+        c.executescript(V0_DUMP.read_text())
+        before = c.execute("SELECT * FROM games").fetchall()
+        moves = c.execute("SELECT * FROM moves ORDER BY seq").fetchall()
+    c.close()
+    engine = sqlalchemy.create_engine(f"sqlite:///{db}")
+    migrations.upgrade(engine, scripts=scripts)
+    assert migrations.current(engine) == migrations.head(scripts) == "0002"
+    engine.dispose()
+    with sqlite3.connect(db) as c:
+        after = c.execute("SELECT * FROM games").fetchall()
+        assert [r[:-1] for r in after] == before and after[0][-1] is None  # note: NULL
+        assert c.execute("SELECT * FROM moves ORDER BY seq").fetchall() == moves
+    c.close()
+    with pytest.raises(StoreError, match="revision '0002', which this version of the service "
+                                         "does not know"):
+        GameStore(str(db))
 
 
 def test_a_foreign_games_table_is_refused(tmp_path):

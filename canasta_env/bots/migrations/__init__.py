@@ -26,21 +26,22 @@ BASELINE = "0001"
 LOCK_KEY = 0x63616E61737461
 
 
-def config(connection=None):
-    """An Alembic ``Config`` for the package's scripts, optionally bound to ``connection``."""
+def config(connection=None, scripts: Path = HERE):
+    """An Alembic ``Config`` for the migration ``scripts`` (default: the package's),
+    optionally bound to ``connection``."""
     from alembic.config import Config
 
     cfg = Config()
-    cfg.set_main_option("script_location", str(HERE))
+    cfg.set_main_option("script_location", str(scripts))
     cfg.attributes["connection"] = connection
     return cfg
 
 
-def head() -> str:
-    """The newest revision."""
+def head(scripts: Path = HERE) -> str:
+    """The newest revision of ``scripts``."""
     from alembic.script import ScriptDirectory
 
-    return ScriptDirectory.from_config(config()).get_current_head()
+    return ScriptDirectory.from_config(config(scripts=scripts)).get_current_head()
 
 
 def current(engine) -> str | None:
@@ -51,17 +52,22 @@ def current(engine) -> str | None:
         return MigrationContext.configure(c).get_current_revision()
 
 
-def upgrade(engine, revision: str = "head") -> None:
-    """Bring the database of ``engine`` to ``revision`` (a database of the time before the
-    migrations is stamped :data:`BASELINE` first).
+def upgrade(engine, revision: str = "head", scripts: Path = HERE) -> None:
+    """Bring the database of ``engine`` to ``revision`` of ``scripts`` (a database of the
+    time before the migrations is stamped :data:`BASELINE` first).
 
     Raises:
         canasta_env.bots.store.StoreError: the database has tables of another shape
-            than any revision (not this service's database).
+            than any revision (not this service's database), or is at a revision these
+            scripts do not know (written by a newer version of the service).
         sqlalchemy.exc.SQLAlchemyError: the database failed.
     """
     import sqlalchemy as sa
     from alembic import command
+    from alembic.script import ScriptDirectory
+    from alembic.util import CommandError
+
+    from ..store import StoreError
 
     with engine.begin() as c:
         if c.dialect.name == "postgresql":
@@ -69,8 +75,19 @@ def upgrade(engine, revision: str = "head") -> None:
         tables = set(sa.inspect(c).get_table_names())
         if "alembic_version" not in tables and tables & {"games", "moves"}:
             _check_baseline(c, tables)
-            command.stamp(config(c), BASELINE)
-        command.upgrade(config(c), revision)
+            command.stamp(config(c, scripts), BASELINE)
+        at = c.execute(sa.text("SELECT version_num FROM alembic_version")).scalar() \
+            if "alembic_version" in tables else None
+        known = {r.revision for r in ScriptDirectory.from_config(config(scripts=scripts))
+                 .walk_revisions()}
+        if at is not None and at not in known:
+            raise StoreError(f"the database's schema is at revision {at!r}, which this version "
+                             f"of the service does not know (newest: {head(scripts)!r}): it was "
+                             f"written by a newer version; run that one")
+        try:
+            command.upgrade(config(c, scripts), revision)
+        except CommandError as e:
+            raise StoreError(f"cannot migrate the database: {e}") from None
 
 
 def _check_baseline(c, tables: set[str]) -> None:
