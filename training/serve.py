@@ -2,7 +2,7 @@
 :func:`canasta_env.bots.service.main`, run with the ``training`` package imported so that
 ``--policy`` may also name a ``.zip`` checkpoint (importing ``training`` registers the
 ``.zip`` loader; see :mod:`canasta_env.bots.loader`). Options: ``--help``; endpoints: the
-docstring of :mod:`canasta_env.bots.service`."""
+OpenAPI schema of a running server (``/docs``)."""
 
 from canasta_env.bots.service import main
 
