@@ -12,15 +12,16 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from tests.helpers import outside_bots
 import pytest
 
 import canasta_env
 from canasta_env.bots import Bot, PolicySpecError, PolicyVariantError, load_policy
 from canasta_env.bots.outside import PolicyClass
 from canasta_env.engine import Game, to_position
+from tests.helpers import outside_bots
 from training.evaluate import evaluate_policies, main, make_env, play_episode, play_match
 
+BOTS = "tests.helpers.outside_bots"  # the module the outside policies of these tests live in
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 
@@ -41,7 +42,7 @@ class _LoggingEnv(canasta_env.raw_env):
 def recorder():
     outside_bots.RESETS.clear()
     outside_bots.ACTS.clear()
-    yield load_policy("tests.helpers.outside_bots:Recorder", variant="classic")
+    yield load_policy(BOTS + ":Recorder", variant="classic")
     outside_bots.RESETS.clear()
     outside_bots.ACTS.clear()
 
@@ -71,17 +72,17 @@ def test_a_class_gets_one_instance_per_seat_reset_before_its_first_act(recorder)
 
 
 def test_memory_per_seat_survives_side_by_side_episodes_and_workers():
-    one = evaluate_policies("tests.helpers.outside_bots:Memory", "heuristic", hands=8, seed=3, batch=1)
-    batched = evaluate_policies("tests.helpers.outside_bots:Memory", "heuristic", hands=8, seed=3, batch=4)
-    workers = evaluate_policies("tests.helpers.outside_bots:Memory", "heuristic", hands=8, seed=3,
+    one = evaluate_policies(BOTS + ":Memory", "heuristic", hands=8, seed=3, batch=1)
+    batched = evaluate_policies(BOTS + ":Memory", "heuristic", hands=8, seed=3, batch=4)
+    workers = evaluate_policies(BOTS + ":Memory", "heuristic", hands=8, seed=3,
                                 batch=2, workers=2)
     for key in ("win_rate", "mean_score_diff", "wins", "ties", "losses"):
         assert one[key] == batched[key] == workers[key], key
-    assert one["a"] == "tests.helpers.outside_bots:Memory" and one["episodes"] == 8
+    assert one["a"] == BOTS + ":Memory" and one["episodes"] == 8
 
 
 def test_a_policy_object_is_used_as_it_is():
-    pol = load_policy("tests.helpers.outside_bots:FIRST_LEGAL", variant="classic")
+    pol = load_policy(BOTS + ":FIRST_LEGAL", variant="classic")
     assert pol is outside_bots.FIRST_LEGAL
     records = play_match(pol, "random", 1, seed=1)
     assert len(records) == 2
@@ -90,16 +91,16 @@ def test_a_policy_object_is_used_as_it_is():
 def test_ratings_and_bot_accept_module_attribute():
     from training.ratings import round_robin
 
-    r = round_robin(["tests.helpers.outside_bots:FirstLegal", "random"], hands=2, seed=0)
-    assert {x["policy"] for x in r["ratings"]} == {"tests.helpers.outside_bots:FirstLegal", "random"}
+    r = round_robin([BOTS + ":FirstLegal", "random"], hands=2, seed=0)
+    assert {x["policy"] for x in r["ratings"]} == {BOTS + ":FirstLegal", "random"}
     game = Game(seed=5)
-    move = Bot("tests.helpers.outside_bots:FirstLegal", variant="classic").choose(to_position(game),
+    move = Bot(BOTS + ":FirstLegal", variant="classic").choose(to_position(game),
                                                                      game.to_move)
     assert move["action"] == game.legal_actions()[0]
 
 
 def test_bot_keeps_one_instance_per_seat_and_renews_it_each_hand(recorder):
-    bot = Bot("tests.helpers.outside_bots:Recorder")
+    bot = Bot(BOTS + ":Recorder")
     game = Game(seed=8)
     for _ in range(12):
         bot._apply(game, game.to_move)
@@ -126,24 +127,24 @@ def _run(*args: str) -> subprocess.CompletedProcess:
 
 
 def test_evaluate_command_line_with_workers():
-    out = _run("training.evaluate", "--a", "tests.helpers.outside_bots:Memory", "--b", "random",
+    out = _run("training.evaluate", "--a", BOTS + ":Memory", "--b", "random",
                "--hands", "4", "--workers", "2", "--json", "--no-progress")
     assert out.returncode == 0, out.stderr
-    assert '"a": "tests.helpers.outside_bots:Memory"' in out.stdout
+    assert f'"a": "{BOTS}:Memory"' in out.stdout
 
 
 @pytest.mark.parametrize("spec, message", [
     ("no_such_module_xyz:Bot", "policy 'no_such_module_xyz:Bot': module 'no_such_module_xyz' "
                                "does not import (ModuleNotFoundError: No module named "
                                "'no_such_module_xyz')"),
-    ("tests.helpers.outside_bots:Missing", "policy 'tests.helpers.outside_bots:Missing': 'tests.helpers.outside_bots' has no attribute "
+    (BOTS + ":Missing", "policy 'tests.helpers.outside_bots:Missing': '" + BOTS + "' has no attribute "
                              "'Missing'"),
-    ("tests.helpers.outside_bots:NOT_A_POLICY", "policy 'tests.helpers.outside_bots:NOT_A_POLICY' is not a policy: it "
+    (BOTS + ":NOT_A_POLICY", "policy 'tests.helpers.outside_bots:NOT_A_POLICY' is not a policy: it "
                                   "names a int, not a class or an object with an "
                                   "act(observation, action_mask) method"),
-    ("tests.helpers.outside_bots:NoAct", "policy 'tests.helpers.outside_bots:NoAct' is not a policy: NoAct has no "
+    (BOTS + ":NoAct", "policy 'tests.helpers.outside_bots:NoAct' is not a policy: NoAct has no "
                            "act(observation, action_mask) method"),
-    ("tests.helpers.outside_bots:NeedsArgs", "policy 'tests.helpers.outside_bots:NeedsArgs': NeedsArgs() failed "
+    (BOTS + ":NeedsArgs", "policy 'tests.helpers.outside_bots:NeedsArgs': NeedsArgs() failed "
                                "(TypeError: "),
 ])
 def test_bad_specs_are_one_line_and_exit_2(spec, message, capsys):
@@ -160,31 +161,31 @@ def test_bad_specs_are_one_line_and_exit_2(spec, message, capsys):
 def test_another_variant_is_refused_before_the_first_deal(capsys, monkeypatch):
     with pytest.raises(PolicyVariantError, match="policy 'tests.helpers.outside_bots:HandAndFootOnly' is a "
                                                  "Hand and Foot policy"):
-        load_policy("tests.helpers.outside_bots:HandAndFootOnly", variant="classic")
+        load_policy(BOTS + ":HandAndFootOnly", variant="classic")
     dealt = []
     monkeypatch.setattr(canasta_env.raw_env, "reset",
                         lambda self, *a, **k: dealt.append(1))
-    assert main(["--a", "tests.helpers.outside_bots:HandAndFootOnly", "--b", "random", "--hands", "2",
+    assert main(["--a", BOTS + ":HandAndFootOnly", "--b", "random", "--hands", "2",
                  "--no-progress"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "pass --variant hand_and_foot to play it" in err[0]
     assert dealt == []
     monkeypatch.undo()
     # and it plays its own variant
-    r = evaluate_policies("tests.helpers.outside_bots:HandAndFootOnly", "random", hands=2,
+    r = evaluate_policies(BOTS + ":HandAndFootOnly", "random", hands=2,
                           variant="hand_and_foot")
     assert r["episodes"] == 2
 
 
 def test_terminal_play_accepts_module_attribute():
     out = subprocess.run(
-        [sys.executable, "-m", "canasta_env.bots.play", "--policy", "tests.helpers.outside_bots:FirstLegal",
+        [sys.executable, "-m", "canasta_env.bots.play", "--policy", BOTS + ":FirstLegal",
          "--seed", "3"], input="quit\n", capture_output=True, text=True, timeout=120,
         env=dict(os.environ, PYTHONPATH=os.pathsep.join([str(HERE), str(REPO)])), cwd=REPO)
     assert out.returncode == 0, out.stderr
     assert "bots: tests.helpers.outside_bots:FirstLegal" in out.stdout
     bad = subprocess.run(
-        [sys.executable, "-m", "canasta_env.bots.play", "--policy", "tests.helpers.outside_bots:NOT_A_POLICY"],
+        [sys.executable, "-m", "canasta_env.bots.play", "--policy", BOTS + ":NOT_A_POLICY"],
         input="quit\n", capture_output=True, text=True, timeout=120,
         env=dict(os.environ, PYTHONPATH=os.pathsep.join([str(HERE), str(REPO)])), cwd=REPO)
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1

@@ -22,13 +22,12 @@ pytest.importorskip("fastapi", reason="the service extra is part of the test ins
 pytest.importorskip("alembic", reason="the service extra is part of the test install")
 sqlalchemy = pytest.importorskip("sqlalchemy")
 
-from opponent_helpers import ROOT  # noqa: E402
-from pg_helpers import fresh_database, postgres_server  # noqa: E402
-from service_helpers import free_port  # noqa: E402
-
 from canasta_env.bots import migrations  # noqa: E402
 from canasta_env.bots.service import Service, ServiceError, create_app  # noqa: E402
 from canasta_env.bots.store import GameStore, StoreError, schema  # noqa: E402
+from tests.helpers.opponent import ROOT  # noqa: E402
+from tests.helpers.postgres import fresh_database, postgres_server  # noqa: E402
+from tests.helpers.service import free_port  # noqa: E402
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")

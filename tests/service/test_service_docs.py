@@ -14,9 +14,8 @@ import pytest
 pytest.importorskip("fastapi", reason="the service extra is part of the test install")
 pytest.importorskip("fastapi_offline", reason="the bots extra serves the docs offline")
 
-from service_helpers import served  # noqa: E402
-
 from canasta_env.bots.service import create_app  # noqa: E402
+from tests.helpers.service import served  # noqa: E402
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")

@@ -25,10 +25,9 @@ import pytest
 pytest.importorskip("fastapi", reason="the service extra is part of the test install")
 httpx = pytest.importorskip("httpx")
 
-from service_helpers import served  # noqa: E402
-
 from canasta_env.bots.service import MAX_SCORE, create_app  # noqa: E402
 from canasta_env.engine.options import OPTION_BOUNDS, RulesOptions  # noqa: E402
+from tests.helpers.service import served  # noqa: E402
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
