@@ -5,6 +5,8 @@
                                        [--db canasta_games.sqlite3 | URL] [--max-games N]
                                        [--idle-expiry SECONDS] [--max-decisions N]
                                        [--max-body BYTES] [--bot-threads N]
+                                       [--max-streams N] [--max-game-streams N]
+                                       [--events-poll SECONDS]
     python -m training.serve ...    # the same, with .zip checkpoints loadable (canasta-serve)
 
 Listens on localhost by default. Interactive OpenAPI docs at ``/docs`` (schema at
@@ -49,6 +51,14 @@ endpoint                           what it does
 ``GET /games/{id}/moves``          the move log: ``?after=SEQ&limit=N`` (N <= 1000),
                                    each ``{seq, hand_number, seat, action,
                                    description, words}``; public
+``GET /games/{id}/events``         the game's events as they happen (Server-Sent
+                                   Events; NDJSON with ``Accept:
+                                   application/x-ndjson``): deals, moves (the token's
+                                   seat's drawn cards on its own stream), turns, hands
+                                   and the game over; resume with ``Last-Event-ID`` or
+                                   ``?after=``; see :mod:`canasta_env.bots.events`
+                                   (``--max-streams``, ``--max-game-streams``: 429
+                                   beyond them)
 ``GET /games/{id}/replay``         the game replayed from its deal as the token's seat
                                    saw it (public frames without a token): ``moves`` and
                                    one ``frames`` entry (a view) per move; 409 while
@@ -160,6 +170,7 @@ from canasta_env.public import public_pile
 from canasta_env.render import render_text
 
 from .bot import Bot, move_record, position_game
+from .events import MAX_GAME_STREAMS, MAX_STREAMS, POLL, EventHub  # events hook
 from .loader import PolicySpecError
 from .store import Conflict, GameRow, GameStore, StoreError, hash_token
 from .table import drawn_cards, replay_document, with_words
@@ -320,6 +331,9 @@ class Service:
         bot_threads: threads playing bots in the background.
         before_store: called once the default policy is loaded, before the database is
             opened (its exceptions propagate).
+        stream_limits: keyword arguments of :class:`~canasta_env.bots.events.EventHub`
+            (``max_streams``, ``max_game_streams``, ``keepalive``, ``send_timeout``,
+            ``poll``) for the event streams.
 
     Raises:
         ServiceError: the default policy cannot be loaded, the database cannot be
@@ -328,7 +342,8 @@ class Service:
 
     def __init__(self, policy: str = "reference", max_games: int = 1000, db: str | None = None,
                  idle_expiry: float = IDLE_EXPIRY, max_decisions: int = MAX_DECISIONS,
-                 bot_threads: int = 2, before_store: Callable[[], None] | None = None) -> None:
+                 bot_threads: int = 2, before_store: Callable[[], None] | None = None,
+                 stream_limits: dict | None = None) -> None:
         for name, value in (("max_games", max_games), ("idle_expiry", idle_expiry),
                             ("max_decisions", max_decisions), ("bot_threads", bot_threads)):
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
@@ -351,6 +366,8 @@ class Service:
             self.store = GameStore(db)
         except StoreError as e:
             raise ServiceError(400, str(e)) from None
+        # events hook: the game event streams (canasta_env.bots.events), woken by each save
+        self.events = EventHub(self.store, **(stream_limits or {}))
         # the Game of each recently saved game at its stored version: a request that finds
         # the same version in the database takes it instead of parsing the position
         self._games: OrderedDict[str, tuple[int, Game]] = OrderedDict()
@@ -365,6 +382,7 @@ class Service:
         """Stop the background work (games in play stay stored as ``running`` and are
         resumed by the next start) and the database connections."""
         self._closed.set()
+        self.events.close()  # events hook
         self._executor.shutdown(wait=True, cancel_futures=True)
         self.store.close()
 
@@ -525,6 +543,7 @@ class Service:
             moves, status = self._play(game, row, bot)
         row.position, row.status = to_position(game), status
         self.store.insert(row, moves)
+        self.events.poke(row.game_id)  # events hook
         if status == "running":
             self._submit(row.game_id)
         self._keep(row, game)
@@ -577,6 +596,7 @@ class Service:
         except Conflict:
             raise ServiceError(409, f"game {row.game_id!r} was changed by another request "
                                     f"meanwhile (or forgotten); GET it and try again") from None
+        self.events.poke(row.game_id)  # events hook
         if status == "running":
             self._submit(row.game_id)
 
@@ -740,6 +760,7 @@ class Service:
             row = self._row(game_id)
             self._any_human(row, token, "deleting a game")
             self.store.delete([game_id])
+        self.events.poke(game_id)  # events hook
         with self._lock:
             self._game_locks.pop(game_id, None)
             self._games.pop(game_id, None)
@@ -768,6 +789,7 @@ class Service:
                     game = self._take(row)
                     moves, status = self._play(game, row, self._row_bot(row), CHUNK)
                     self.store.save(row, to_position(game), moves, status)
+                    self.events.poke(game_id)  # events hook
                     self._keep(row, game)
                 if status != "running":
                     return
@@ -1120,9 +1142,11 @@ class BodyLimit:
 def create_app(policy: str = "reference", max_games: int = 1000, db: str | None = None,
                idle_expiry: float = IDLE_EXPIRY, max_decisions: int = MAX_DECISIONS,
                max_body: int = MAX_BODY, bot_threads: int = 2,
-               before_store: Callable[[], None] | None = None):
+               before_store: Callable[[], None] | None = None,
+               stream_limits: dict | None = None):
     """The FastAPI application (see the module docstring); its :class:`Service` is
-    ``app.state.service``.
+    ``app.state.service``. ``stream_limits``: the event streams' limits (see
+    :class:`~canasta_env.bots.events.EventHub`).
 
     Raises:
         ServiceError: the default ``policy`` cannot be loaded (e.g. no reference file is
@@ -1139,8 +1163,11 @@ def create_app(policy: str = "reference", max_games: int = 1000, db: str | None 
 
     if isinstance(max_body, bool) or not isinstance(max_body, int) or max_body <= 0:
         raise ServiceError(400, f"max_body must be a positive int, got {max_body!r}")
-    service = Service(policy, max_games, db, idle_expiry, max_decisions, bot_threads,
-                      before_store)
+    try:
+        service = Service(policy, max_games, db, idle_expiry, max_decisions, bot_threads,
+                          before_store, stream_limits)
+    except ValueError as e:  # a stream limit out of range
+        raise ServiceError(400, str(e)) from None
 
     @asynccontextmanager
     async def lifespan(app):
@@ -1234,6 +1261,11 @@ def create_app(policy: str = "reference", max_games: int = 1000, db: str | None 
         service.delete(game_id, token)
         return Deleted(deleted=game_id)
 
+    # events hook: GET /games/{game_id}/events (canasta_env.bots.event_routes)
+    from .event_routes import add_event_routes
+
+    add_event_routes(app, service, seat_token, ServiceError)
+
     @app.post("/move", summary="Stateless: the bot's next decision in a position")
     def post_move(req: PositionRequest) -> MoveResult:
         return service.move(req.position, req.seat, req.policy)
@@ -1301,10 +1333,19 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
                    help=f"largest request body in bytes (default {MAX_BODY})")
     p.add_argument("--bot-threads", type=positive_int, default=2,
                    help="threads playing bot-only games in the background (default 2)")
+    # events hook: the event streams' limits
+    p.add_argument("--max-streams", type=positive_int, default=MAX_STREAMS,
+                   help=f"event streams (GET /games/ID/events) open at most; more are a 429 "
+                        f"(default {MAX_STREAMS})")
+    p.add_argument("--max-game-streams", type=positive_int, default=MAX_GAME_STREAMS,
+                   help=f"event streams of one game open at most (default {MAX_GAME_STREAMS})")
+    p.add_argument("--events-poll", type=positive_float, default=POLL,
+                   help=f"seconds between polls of the database for moves stored by other "
+                        f"processes (default {POLL})")
     p.add_argument("--log-level", default="info",
                    choices=["critical", "error", "warning", "info", "debug", "trace"])
     args = p.parse_args(argv)
-    missing = [m for m in ("fastapi", "uvicorn", "sqlalchemy")
+    missing = [m for m in ("fastapi", "uvicorn", "sqlalchemy", "sse_starlette")
                if importlib.util.find_spec(m) is None]
     if missing:
         return fail(p.prog, f"the service needs {', '.join(missing)}: install the bots extra "
@@ -1314,7 +1355,10 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
         # the policy is loaded first, then the port bound, then the database opened
         app = create_app(args.policy, args.max_games, args.db, args.idle_expiry,
                          args.max_decisions, args.max_body, args.bot_threads,
-                         before_store=lambda: bound.append(bind(args.host, args.port)))
+                         before_store=lambda: bound.append(bind(args.host, args.port)),
+                         stream_limits={"max_streams": args.max_streams,
+                                        "max_game_streams": args.max_game_streams,
+                                        "poll": args.events_poll})
     except ServiceError as e:
         for sock in bound:
             sock.close()
