@@ -86,7 +86,8 @@ for ``next_hand``), ``running`` (bots are playing in the background; ``decisions
 
 For the card table (:mod:`canasta_env.bots.table`): every move carries ``words``, the
 move in plain words ("discards a 7"); an action result carries ``drawn``, the cards the
-seat drew from the stock (its own to see); a view carries ``sheet_rows`` (the score
+seat drew from the stock (its own to see), and so does a seat's view while that turn
+lasts (so a reloaded page keeps the mark); a view carries ``sheet_rows`` (the score
 sheet's rows in counting order) and, once a hand is over, ``revealed``: every hand (and
 foot) left, as laid down for counting.
 
@@ -173,7 +174,7 @@ from .bot import Bot, move_record, position_game
 from .events import MAX_GAME_STREAMS, MAX_STREAMS, POLL, EventHub  # events hook
 from .loader import PolicySpecError
 from .store import Conflict, GameRow, GameStore, StoreError, hash_token
-from .table import drawn_cards, replay_document, with_words
+from .table import drawn_cards, replay_document, turn_drawn, with_words
 
 log = logging.getLogger("canasta_env.bots.service")
 
@@ -677,6 +678,8 @@ class Service:
         v = seat_view(game, seat, row.position)  # the stored position is the game's
         v.update(game_id=row.game_id, seats=row.seats, bot_policy=row.bot_policy,
                  auto_deal=row.auto_deal, status=row.status, decisions=row.decisions)
+        # the card table's "you drew" mark, kept across reloads (a replay of this hand)
+        v["drawn"] = turn_drawn(row.position, seat)
         return v
 
     def act(self, game_id: str, token: str | None, seat: int | None, action: int | str) -> dict:
@@ -1028,6 +1031,10 @@ class View(BaseModel):
         None, description="Hand and Foot only: feet, books, wild melds; null in Classic")
     text: str | None = Field(None, description="the seat's view as text; null in the public "
                                                "view")
+    drawn: list[str] | None = Field(
+        None, description="the cards the seat drew from the stock on its turn now under way "
+                          "('red 3' for each red 3 laid out); null when it is not the seat's "
+                          "turn or it has not drawn from the stock")
 
 
 class GameCreated(BaseModel):
