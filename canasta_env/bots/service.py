@@ -293,6 +293,7 @@ def seat_view(game: Game, seat: int | None, position: dict | None = None) -> dic
         # (its cards are nobody's to see), closed books and the open wild meld
         "hand_and_foot": None if "feet" not in pos or opts["variant"] == "classic" else {
             "in_foot": pos["in_foot"], "foot_sizes": [len(f) for f in pos["feet"]],
+            "rounds": opts["rounds"],
             "books": pos["books"], "wild_melds": pos["wild_melds"]},
     }
     if seat is not None:
@@ -982,6 +983,7 @@ class TurnInfo(BaseModel):
 
 class HandAndFootView(BaseModel):
     in_foot: list[bool] = Field(description="per seat: playing from the foot")
+    rounds: int = Field(description="the rounds of the game (hand_number counts them from 0)")
     foot_sizes: list[int] = Field(description="per seat: cards of the foot not yet picked up")
     books: list[list[Any]] = Field(description="per partnership: closed books")
     wild_melds: list[dict[str, int]] = Field(description="per partnership: the open wild "
