@@ -3,7 +3,7 @@ bounded in time.
 
     python -m canasta_env.bots.eventload [--streams 100] [--games 4] [--idle 20]
                                          [--seconds 30] [--kill-at S] [--db PATH_OR_URL]
-                                         [--p99 MS] [--json]
+                                         [--servers 1] [--events-poll S] [--p99 MS] [--json]
 
 Starts the service (``--policy heuristic``, a fresh SQLite file in a temporary directory
 unless ``--db``) on a free port of 127.0.0.1 and keeps ``--games`` four-bot games playing
@@ -12,6 +12,9 @@ started and its streams follow it). ``--streams`` NDJSON streams are opened: ``-
 them on games with a human on turn (only keep-alives flow), the rest spread over the bot
 games. With ``--kill-at S`` the server is killed with SIGKILL ``S`` seconds in and started
 again on the same port and database; every stream reconnects with ``Last-Event-ID``.
+With ``--servers N`` (a PostgreSQL ``--db`` URL), N service processes share the database:
+the games are started on the first, the streams spread over all of them, so most events
+reach their streams through another process (polled every ``--events-poll`` seconds).
 
 Checks, per stream and game followed: every event id once, in order; the moves exactly
 the move log's, from seq 1 with no gap (a finished game: all of them), the same seat and
@@ -54,9 +57,9 @@ class Followed:
 
 
 class _Server:
-    def __init__(self, db: str, port: int, log: Path) -> None:
-        self.db, self.port, self.log = db, port, log
-        self.proc = start_server(db, port, log)
+    def __init__(self, db: str, port: int, log: Path, *extra: str) -> None:
+        self.db, self.port, self.log, self.extra = db, port, log, extra
+        self.proc = start_server(db, port, log, *extra)
         self.down_since: float | None = None
         self.up_since = time.time()
 
@@ -65,7 +68,7 @@ class _Server:
         self.down_since = t0
         self.proc.send_signal(signal.SIGKILL)
         self.proc.wait()
-        self.proc = start_server(self.db, self.port, self.log)
+        self.proc = start_server(self.db, self.port, self.log, *self.extra)
         self.up_since = time.time()
         return {"killed_at": t0, "down_s": round(self.up_since - t0, 2)}
 
@@ -78,9 +81,12 @@ class _Server:
 
 
 async def _run(streams: int, games: int, idle: int, seconds: float, kill_at: float | None,
-               server: _Server, base: str) -> dict:
+               servers: list[_Server]) -> dict:
     import httpx
 
+    server = servers[0]  # games start here; the kill is of this one
+    base = f"http://127.0.0.1:{server.port}"
+    bases = [f"http://127.0.0.1:{s.port}" for s in servers]
     deadline = time.time() + seconds
     limits = httpx.Limits(max_connections=streams + 20, max_keepalive_connections=20)
     timeout = httpx.Timeout(10.0, read=None)
@@ -117,15 +123,15 @@ async def _run(streams: int, games: int, idle: int, seconds: float, kill_at: flo
                     chain.append(await post_game(["bot"] * 4, next(seeds)))
                 return chain[chain.index(after) + 1]
 
-        async def follow(rec: Followed) -> None:
-            last = None
+        async def follow(rec: Followed, where: str) -> None:
             while time.time() < deadline:
+                last = rec.ids[-1] if rec.ids else None  # resume after the last event seen
                 headers = {"Accept": NDJSON}
                 if last is not None:
                     headers["Last-Event-ID"] = last
                 opened = time.time()
                 try:
-                    async with client.stream("GET", f"/games/{rec.game_id}/events",
+                    async with client.stream("GET", f"{where}/games/{rec.game_id}/events",
                                              headers=headers) as r:
                         if r.status_code != 200:
                             body = (await r.aread()).decode()[:200]
@@ -133,46 +139,56 @@ async def _run(streams: int, games: int, idle: int, seconds: float, kill_at: flo
                                 open_failures.append(f"{r.status_code} {body}")
                             await asyncio.sleep(0.5)
                             continue
-                        async for line in r.aiter_lines():
-                            if not line.strip():
-                                continue
+                        buffer = b""
+                        async for chunk in r.aiter_raw():
                             now = time.time()
-                            ev = json.loads(line)
-                            if ev["id"] is not None:
-                                rec.ids.append(ev["id"])
-                                last = ev["id"]
-                            data = ev["data"]
-                            if ev["event"] == "move":
-                                rec.moves.append((data["seq"], data["seat"], data["action"]))
-                                # live only: not a move replayed after a reconnect
-                                if data["at"] >= opened:
-                                    rec.delays_ms.append((now - data["at"]) * 1000)
-                            if ev["event"] in ("game_over", "closed"):
-                                rec.over = ev["event"] == "game_over"
-                                return
+                            buffer += chunk
+                            *lines, buffer = buffer.split(b"\n")
+                            for line in lines:
+                                if line.strip():
+                                    ended = take(rec, json.loads(line), now, opened)
+                                    if ended:
+                                        return
                 except (httpx.TransportError, httpx.RemoteProtocolError):
                     pass
                 if time.time() < deadline:
                     rec.reconnects += 1
                     await asyncio.sleep(0.2)
 
-        async def bot_stream(slot: int) -> None:
+        def take(rec: Followed, ev: dict, now: float, opened: float) -> bool:
+            """Record one event; whether the stream ends with it."""
+            if ev["id"] is not None:
+                rec.ids.append(ev["id"])
+            data = ev["data"]
+            if ev["event"] == "move":
+                rec.moves.append((data["seq"], data["seat"], data["action"]))
+                # live only: not a move replayed after a reconnect
+                if data["at"] >= opened:
+                    rec.delays_ms.append((now - data["at"]) * 1000)
+            if ev["event"] in ("game_over", "closed"):
+                rec.over = ev["event"] == "game_over"
+                return True
+            return False
+
+        async def bot_stream(slot: int, where: str) -> None:
             gid = chains[slot][0]
             while time.time() < deadline:
                 rec = Followed(gid, "bots")
                 followed.append(rec)
-                await follow(rec)
+                await follow(rec, where)
                 if not rec.over:
                     return
                 gid = await next_game(slot, gid)
 
-        async def idle_stream(i: int) -> None:
+        async def idle_stream(i: int, where: str) -> None:
             rec = Followed(idle_games[i % len(idle_games)], "idle")
             followed.append(rec)
-            await follow(rec)
+            await follow(rec, where)
 
-        tasks = [asyncio.create_task(bot_stream(i % games)) for i in range(streams - idle)]
-        tasks += [asyncio.create_task(idle_stream(i)) for i in range(idle)]
+        tasks = [asyncio.create_task(bot_stream(i % games, bases[i % len(bases)]))
+                 for i in range(streams - idle)]
+        tasks += [asyncio.create_task(idle_stream(i, bases[i % len(bases)]))
+                  for i in range(idle)]
         t0 = time.time()
         if kill_at is not None:
             await asyncio.sleep(kill_at)
@@ -228,17 +244,20 @@ def _quantile(values: list[float], q: float) -> float:
 
 
 def run(streams: int, games: int, idle: int, seconds: float, kill_at: float | None,
-        db: str | None, workdir: Path) -> dict:
-    port = _free_port()
+        db: str | None, workdir: Path, servers: int = 1, poll: float | None = None) -> dict:
     db = db or str(workdir / "games.sqlite3")
-    server = _Server(db, port, workdir / "server.log")
+    extra = () if poll is None else ("--events-poll", str(poll))
+    started: list[_Server] = []
     try:
-        out = asyncio.run(_run(streams, games, idle, seconds, kill_at, server,
-                               f"http://127.0.0.1:{port}"))
+        for i in range(servers):
+            started.append(_Server(db, _free_port(), workdir / f"server{i}.log", *extra))
+        out = asyncio.run(_run(streams, games, idle, seconds, kill_at, started))
     finally:
-        server.stop()
+        for server in started:
+            server.stop()
     delays = [d for rec in out["followed"] for d in rec.delays_ms]
     result = {"streams": streams, "bot_games": games, "idle_streams": idle, "seconds": seconds,
+              "servers": servers, "events_poll_s": poll,
               "db": db.split("@")[-1], "restart": out["restart"],
               "games_started": out["games_started"],
               "games_finished": len({r.game_id for r in out["followed"] if r.over}),
@@ -277,6 +296,11 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     p.add_argument("--kill-at", type=positive_float, default=None,
                    help="SIGKILL the server this many seconds in, then restart it")
     p.add_argument("--db", default=None, help="database (default: a fresh SQLite file)")
+    p.add_argument("--servers", type=positive_int, default=1,
+                   help="service processes sharing the database (more than 1: a PostgreSQL "
+                        "--db URL)")
+    p.add_argument("--events-poll", type=positive_float, default=None,
+                   help="the servers' --events-poll (seconds; default theirs)")
     p.add_argument("--p99", type=positive_float, default=100.0,
                    help="p99 commit-to-stream delay target in ms (100)")
     p.add_argument("--keep", default=None, help="keep the run's files in this directory")
@@ -285,6 +309,10 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     if not 0 <= args.idle < args.streams:
         return fail(p.prog, f"--idle must be 0..{args.streams - 1} (some streams follow "
                             f"the bot games), got {args.idle}")
+    if args.servers > 1 and not (args.db or "").startswith(("postgresql://", "postgres://",
+                                                             "postgresql+psycopg://")):
+        return fail(p.prog, "--servers above 1 needs a PostgreSQL --db URL (SQLite is one "
+                            "process's)")
     if args.kill_at is not None and args.kill_at >= args.seconds:
         return fail(p.prog, f"--kill-at {args.kill_at} must be less than --seconds {args.seconds}")
     with tempfile.TemporaryDirectory(prefix="canasta-events-load-") as tmp:
@@ -292,7 +320,7 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
         workdir.mkdir(parents=True, exist_ok=True)
         try:
             result = run(args.streams, args.games, args.idle, args.seconds, args.kill_at,
-                         args.db, workdir)
+                         args.db, workdir, args.servers, args.events_poll)
         except RuntimeError as e:
             return fail(p.prog, e)
     missed = targets(result, args.p99)
@@ -303,7 +331,8 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     else:
         d = result["delay_ms"]
         print(f"{args.streams} streams ({args.idle} idle) on {args.games} four-bot games at a "
-              f"time, {args.seconds:.0f} s: {result['games_started']} games started, "
+              f"time, {args.servers} server(s), {args.seconds:.0f} s: "
+              f"{result['games_started']} games started, "
               f"{result['games_finished']} finished while followed")
         print(f"{result['events']} events, {result['moves_delivered']} moves delivered; "
               f"{result['lost']} lost, {result['repeated']} repeated, "

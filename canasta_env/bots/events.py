@@ -83,6 +83,8 @@ POLL = 0.1
 FEED_GRACE = 30.0
 #: moves read from the log per query
 PAGE = 1000
+#: events sent at most in one send (one chunk of the response body)
+BATCH = 256
 
 SSE = "text/event-stream"
 NDJSON = "application/x-ndjson"
@@ -503,9 +505,10 @@ class EventHub:
             cursor = 0 if after is None else feed.index_after(*after)
             while True:
                 while cursor < len(feed.events):
-                    event = feed.events[cursor]
-                    cursor += 1
-                    yield event.encode(seat, media_type)
+                    # the events ready now in one send (a bot chunk stores 200 moves at once)
+                    end = min(len(feed.events), cursor + BATCH)
+                    yield b"".join(e.encode(seat, media_type) for e in feed.events[cursor:end])
+                    cursor = end
                 if feed.closed:
                     return
                 await feed.signal().wait()

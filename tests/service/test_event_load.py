@@ -57,6 +57,7 @@ def test_check_counts_lost_repeated_and_out_of_order():
 @pytest.mark.parametrize("args,words", [
     (["--streams", "5", "--idle", "5"], "--idle must be 0..4"),
     (["--seconds", "5", "--kill-at", "6"], "must be less than --seconds"),
+    (["--servers", "2"], "needs a PostgreSQL --db URL"),
 ])
 def test_bad_options_are_one_line_and_exit_2(args, words):
     r = subprocess.run([sys.executable, "-m", "canasta_env.bots.eventload", *args], cwd=ROOT,
