@@ -464,6 +464,10 @@ class EventHub:
     def _ensure_pump(self) -> None:
         loop = asyncio.get_running_loop()
         if self._pump is None or self._pump.done() or self._loop is not loop:
+            if self._loop is not loop:  # e.g. another test client: signals of the old loop
+                with self._lock:
+                    for feed in self._feeds.values():
+                        feed._signal = None
             self._loop = loop
             self._poke = asyncio.Event()
             self._pump = loop.create_task(self._run_pump(), name="canasta-events")

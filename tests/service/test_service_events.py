@@ -308,7 +308,8 @@ def test_event_ids_parse():
             parse_event_id(bad)
 
 
-def _asgi_stream(app, path: str, stall_after: int | None, seconds: float):
+def _asgi_stream(app, path: str, stall_after: int | None, seconds: float,
+                 headers: list | None = None, during=None):
     """Call ``app`` for ``GET path`` directly; after ``stall_after`` body messages every
     send blocks forever (a client that stopped reading). Returns the messages sent and
     whether the response ended by itself within ``seconds``."""
@@ -329,9 +330,13 @@ def _asgi_stream(app, path: str, stall_after: int | None, seconds: float):
 
         scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1",
                  "method": "GET", "scheme": "http", "path": path, "raw_path": path.encode(),
-                 "root_path": "", "query_string": b"", "headers": [(b"host", b"test")],
+                 "root_path": "", "query_string": b"",
+                 "headers": [(b"host", b"test"), *(headers or [])],
                  "client": ("127.0.0.1", 1), "server": ("127.0.0.1", 80)}
         task = asyncio.create_task(app(scope, receive, send))
+        if during is not None:
+            await asyncio.sleep(0.5)
+            await asyncio.to_thread(during)
         done, _ = await asyncio.wait({task}, timeout=seconds)
         ended = bool(done)
         if not ended:
@@ -370,6 +375,21 @@ def test_a_client_that_stops_reading_is_closed_and_keepalives_flow(tmp_path):
         assert ended and time.monotonic() - t0 < 5
         assert service.events.open_streams == 0
         assert service.events.game_streams(gid) == 0
+        # NDJSON keep-alives are empty lines
+        sent, ended = _asgi_stream(app, f"/games/{gid}/events", None, 1.5,
+                                   [(b"accept", b"application/x-ndjson")])
+        bodies = [m.get("body", b"") for m in sent if m["type"] == "http.response.body"]
+        assert json.loads(bodies[0])["event"] == "deal"
+        assert bodies.count(b"\n") >= 3 and not ended
+        # a game forgotten by the expiry sweep: its stream ends with 'closed'
+        sent, ended = _asgi_stream(app, f"/games/{gid}/events", None, 5,
+                                   [(b"accept", b"application/x-ndjson")],
+                                   during=lambda: service.sweep(time.time() + 10**9))
+        lines = [json.loads(b) for m in sent if m["type"] == "http.response.body"
+                 for b in m.get("body", b"").split(b"\n") if b.strip()]
+        assert ended and lines[-1] == {"id": None, "event": "closed",
+                                       "data": {"reason": "the game was deleted or expired"}}
+        assert service.events.open_streams == 0
     finally:
         service.close()
 
@@ -411,3 +431,45 @@ def test_stream_of_a_deleted_game_ends_with_closed(server):
     assert events[1] == {"id": None, "event": "closed",
                          "data": {"reason": "the game was deleted or expired"}}
     assert httpx.get(f"{server}/games/{gid}/events").status_code == 404
+
+
+def test_hand_and_foot_game_stream_matches_its_log(server):
+    r = httpx.post(f"{server}/games", json={"seats": ["bot"] * 4, "seed": 8, "auto_deal": True,
+                                            "variant": "hand_and_foot"})
+    gid = r.json()["game_id"]
+    events = read_events(server, gid)
+    view = wait_over(server, gid)
+    check_against_log(events, full_log(server, gid))
+    hands = [e for e in events if e["event"] == "hand_over"]
+    assert len(hands) == 4 == len(view["history"])  # four rounds
+    assert all(len(h["data"]["revealed"]["feet"]) == 4 for h in hands)
+    assert [e["data"]["hand_number"] for e in events if e["event"] == "deal"] == [0, 1, 2, 3]
+
+
+def test_next_hand_with_a_human_first_is_a_deal_event(server):
+    # seed 2: dealer seat 2, so the second hand's first player is seat 0, the human
+    game = httpx.post(f"{server}/games", json={"seats": ["human", "bot", "bot", "bot"],
+                                               "seed": 2}).json()
+    gid, token = game["game_id"], game["tokens"][0]
+    view = game["view"]
+    for _ in range(400):
+        if view["hand_over"]:
+            break
+        action = view["legal_actions"][0]["action"]
+        view = httpx.post(f"{server}/games/{gid}/actions", json={"action": action},
+                          headers=bearer(token)).json()["view"]
+    assert view["hand_over"] and not view["game_over"]
+    seen = read_events(server, gid, bearer(token), until=lambda e: e["event"] == "hand_over")
+    assert seen[-1]["data"]["score_sheets"] == view["score_sheets"]
+    with httpx.stream("GET", f"{server}/games/{gid}/events",
+                      headers={**NDJSON, **bearer(token), "Last-Event-ID": seen[-1]["id"]},
+                      timeout=30) as r:
+        lines = (line for line in r.iter_lines() if line.strip())
+        nxt = httpx.post(f"{server}/games/{gid}/next_hand", headers=bearer(token)).json()
+        deal = json.loads(next(lines))
+    assert nxt["view"]["to_move"] == 0 and nxt["moves"] == []
+    # after the hand's last move: its hand_over (K=1), then this deal (K=2)
+    assert seen[-1]["id"] == f"{view['decisions']}.1"
+    assert deal["event"] == "deal" and deal["id"] == f"{view['decisions']}.2"
+    assert deal["data"]["hand_number"] == 1 and deal["data"]["to_move"] == 0
+    assert deal["data"]["hand"] == nxt["view"]["hand"]
