@@ -233,3 +233,32 @@ def test_favicon(context_page, server):
     ok = p.evaluate("""async () => { const img = new Image(); img.src = document.querySelector(
       'link[rel=icon]').href; await img.decode(); return img.naturalWidth > 0; }""")
     assert ok
+
+
+def test_the_lobby_invites_a_partner_who_plays_live(context_page, server, tmp_path):
+    host = context_page("/")
+    host.select_option("#seat-north", "human")
+    host.select_option("#bot-policy", "heuristic")
+    host.fill("#seed", "3")  # seat 2 (North) is first to move
+    host.click("#new-game")
+    host.wait_for_selector("#live-board .my-hand")
+    links = host.locator("#invites input").evaluate_all("xs => xs.map(x => x.value)")
+    assert len(links) == 1 and "#game=" in links[0] and "&token=" in links[0]
+    assert host.locator("#invites .invite strong").text_content() == "North: "
+    screenshot(host, tmp_path / "invitation.png")
+    guest = context_page(links[0].split(server, 1)[1])
+    guest.wait_for_selector("#live-board .my-hand")
+    guest.wait_for_selector("body[data-live='1']")
+    host.wait_for_selector("body[data-live='1']")
+    assert guest.locator("#status").text_content() == "your move"
+    assert host.locator("#status").text_content() == "North to move"
+    before = host.locator("#log li").count()
+    guest.click("#live-board button.action[data-description='draw from stock']")
+    _wait_idle(guest)
+    t0 = time.perf_counter()
+    host.wait_for_function(f"() => document.querySelectorAll('#log li').length > {before}",
+                           timeout=5000)
+    assert time.perf_counter() - t0 < 1.0
+    assert host.locator("#log li").nth(before).text_content() == "North draws from the stock"
+    assert guest.locator("#log li").nth(before).text_content() == "You draw from the stock"
+    assert guest.locator("#invites").count() == 0  # the links are the host's to send

@@ -426,7 +426,17 @@ function renderBoard(root, view, opts) {
     history.append(t);
   }
 
+  let invites = null;
+  if (opts.interactive && state.game && state.game.invites && state.game.invites.length) {
+    invites = el("details", {class: "invites", id: "invites", open: view.decisions === 0 || null},
+      el("summary", {text: "Invitations: a link for each person's seat"}),
+      state.game.invites.map(inv => el("p", {class: "invite", "data-seat": inv.seat},
+        el("strong", {text: names[inv.seat] + ": "}),
+        el("input", {type: "text", readonly: true, value: inv.link, size: 60,
+                     onfocus: e => e.target.select()}))));
+  }
   root.append(...[
+    invites,
     el("div", {class: "top-row"}, head, scoreBox),
     el("div", {class: "felt"},
       seatBox((me + 2) % 4, "north"),
@@ -563,7 +573,9 @@ async function newGame(ev) {
   ev.preventDefault();
   const form = $("new-game-form");
   const variant = form.querySelector("input[name=variant]:checked").value;
-  const body = {seats: ["human", "bot", "bot", "bot"], variant};
+  // seats clockwise from mine: me (South, seat 0), West, North, East
+  const seats = ["human", $("seat-west").value, $("seat-north").value, $("seat-east").value];
+  const body = {seats, variant};
   const policy = $("bot-policy").value;
   if (policy) body.bot_policy = policy;
   const seed = $("seed").value.trim();
@@ -573,7 +585,14 @@ async function newGame(ev) {
   }
   await withBusy(async () => {
     const res = await api("POST", "/games", body);
-    state.game = {id: res.game_id, token: res.tokens[0], variant, seat: 0, created: Date.now()};
+    // the other people's seats: a link each, to send them (their token is in it)
+    const invites = [];
+    for (let s = 1; s < 4; s++) {
+      if (res.tokens[s]) invites.push({seat: s, link: location.origin + location.pathname + "#game="
+        + encodeURIComponent(res.game_id) + "&token=" + encodeURIComponent(res.tokens[s])});
+    }
+    state.game = {id: res.game_id, token: res.tokens[0], variant, seat: 0, created: Date.now(),
+                  invites};
     state.view = res.view;
     state.showPile = false;
     rememberGame(state.game);
