@@ -507,12 +507,17 @@ class EventHub:
             if not feed.ready:
                 await asyncio.to_thread(self._start, feed)
             cursor = 0 if after is None else feed.index_after(*after)
+            # a feed behind the log (its pump still reading) catches up past ``after``
+            # later: those events were the client's already
+            floor = (-1, -1) if after is None else after
             while True:
                 while cursor < len(feed.events):
                     # the events ready now in one send (a bot chunk stores 200 moves at once)
                     end = min(len(feed.events), cursor + BATCH)
-                    yield b"".join(e.encode(seat, media_type) for e in feed.events[cursor:end])
+                    batch = [e for e in feed.events[cursor:end] if (e.seq, e.k) > floor]
                     cursor = end
+                    if batch:
+                        yield b"".join(e.encode(seat, media_type) for e in batch)
                 if feed.closed:
                     return
                 await feed.signal().wait()

@@ -473,3 +473,39 @@ def test_next_hand_with_a_human_first_is_a_deal_event(server):
     assert deal["event"] == "deal" and deal["id"] == f"{view['decisions']}.2"
     assert deal["data"]["hand_number"] == 1 and deal["data"]["to_move"] == 0
     assert deal["data"]["hand"] == nxt["view"]["hand"]
+
+
+def test_a_stream_resumed_ahead_of_its_feed_repeats_nothing():
+    """A client resuming after move 5 on a feed whose pump has applied only 3 moves so
+    far gets move 6 and what follows, never 4 or 5 again."""
+    from canasta_env.bots.events import NDJSON as ND
+    from canasta_env.bots.events import Event, EventHub, Feed
+
+    hub = EventHub(store=None)
+    feed = Feed("g")
+    feed.ready = True
+    feed.events = [Event("move", {"seq": s}, s, 0) for s in (1, 2, 3)]
+    hub._feeds["g"] = feed
+
+    async def main():
+        hub._loop, hub._pump = asyncio.get_running_loop(), asyncio.get_running_loop().create_future()
+        hub.acquire("g")
+        got = []
+
+        async def read():
+            async for chunk in hub.stream(feed, None, (5, 0), ND):
+                got.extend(json.loads(line)["id"] for line in chunk.splitlines())
+                if got and got[-1] == "6.1":
+                    return
+
+        task = asyncio.create_task(read())
+        await asyncio.sleep(0.05)
+        feed.events += [Event("move", {"seq": s}, s, 0) for s in (4, 5, 6)]
+        feed.events.append(Event("turn", {"seat": 1}, 6, 1))
+        feed.wake()
+        await asyncio.wait_for(task, 5)
+        hub._pump.cancel()
+        return got
+
+    assert asyncio.run(main()) == ["6", "6.1"]
+    assert hub.open_streams == 0
