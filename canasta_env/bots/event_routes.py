@@ -9,10 +9,18 @@ token), 403 a token of another seat than ``seat``, 404 an unknown (or expired) g
 try again). Then ``200`` with ``text/event-stream`` (Server-Sent Events: ``id``,
 ``event``, ``data`` lines) or, with ``Accept: application/x-ndjson``, one JSON object
 ``{"id", "event", "data"}`` per line.
+
+``/games/{id}/ws``: the same events over a WebSocket (one text message per event, the
+NDJSON object), and the seat's moves sent back on it: a message ``{"action": id or
+description}`` is played as ``POST /games/{id}/actions`` would, answered with
+``{"id": null, "event": "result", "data": {"moves", "drawn"}}`` or ``{"id": null,
+"event": "error", "data": {"status", "detail"}}`` (the events of the move follow on the
+stream). The same checks, limits and resuming (``Authorization``, ``seat``, ``after``,
+``Last-Event-ID``); a refusal before the upgrade is the same JSON 4xx (a WebSocket
+denial response) or, where the server cannot send one, a close with code 4000 + status.
 """
 
-from __future__ import annotations
-
+import json
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -86,8 +94,9 @@ def add_event_routes(app, service, seat_token, service_error) -> None:
     ``service_error``: the app's error class (``ServiceError(status, message,
     headers)``, answered as JSON by the app's handler; passed in because the service
     module may run as ``__main__``)."""
-    from fastapi import Depends, Header, Query
+    from fastapi import Depends, Header, Query, WebSocket, WebSocketDisconnect
     from fastapi.concurrency import run_in_threadpool
+    from fastapi.responses import JSONResponse
     from sse_starlette.sse import EventSourceResponse
 
     ServiceError = service_error  # noqa: N806
@@ -163,6 +172,94 @@ def add_event_routes(app, service, seat_token, service_error) -> None:
                            ping_message_factory=(lambda: b"\n") if media == NDJSON else None,
                            send_timeout=hub.send_timeout, release=release,
                            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+    @app.websocket("/games/{game_id}/ws")
+    async def game_socket(websocket: WebSocket, game_id: str, seat: int | None = None,
+                          after: str | None = None):
+        auth = websocket.headers.get("authorization")
+        token = None
+        if auth is not None:
+            scheme, _, credentials = auth.partition(" ")
+            token = credentials.strip() if scheme.lower() == "bearer" else ""
+        given = websocket.headers.get("last-event-id", after)
+        try:
+            if token == "":
+                raise ServiceError(401, "Authorization must be 'Bearer <token from POST /games>'")
+            if seat is not None and not 0 <= seat <= 3:
+                raise ServiceError(400, f"seat must be 0..3, got {seat}")
+            try:
+                resume = None if given is None else parse_event_id(given)
+            except BadEventId as e:
+                raise ServiceError(400, str(e)) from None
+            seat = await run_in_threadpool(check, game_id, token, seat, resume)
+            try:
+                feed = hub.acquire(game_id)
+            except StreamLimit as e:
+                raise ServiceError(429, str(e), {"Retry-After": str(RETRY_AFTER)}) from None
+        except ServiceError as e:
+            await _deny(websocket, e)
+            return
+        released = False
+
+        def release() -> None:
+            nonlocal released
+            if not released:
+                released = True
+                hub.release(feed)
+
+        try:
+            await websocket.accept()
+            import asyncio
+
+            async def send_events() -> None:
+                async for chunk in hub.stream(feed, seat, resume, NDJSON, release):
+                    for line in chunk.splitlines():
+                        await asyncio.wait_for(websocket.send_text(line.decode()),
+                                               hub.send_timeout)
+
+            async def take_moves() -> None:
+                while True:
+                    text = await websocket.receive_text()
+                    try:
+                        message = json.loads(text)
+                    except ValueError:
+                        message = None
+                    action = message.get("action") if isinstance(message, dict) else None
+                    if isinstance(action, bool) or not isinstance(action, (int, str)):
+                        await websocket.send_json({"id": None, "event": "error", "data": {
+                            "status": 422, "detail": "a message is {\"action\": an action "
+                                                     "id or its description}"}})
+                        continue
+                    try:
+                        res = await run_in_threadpool(service.act, game_id, token, None, action)
+                        reply = {"id": None, "event": "result",
+                                 "data": {"moves": res["moves"], "drawn": res["drawn"]}}
+                    except ServiceError as e:
+                        reply = {"id": None, "event": "error",
+                                 "data": {"status": e.status, "detail": e.message}}
+                    await websocket.send_json(reply)
+
+            tasks = [asyncio.ensure_future(send_events()), asyncio.ensure_future(take_moves())]
+            done, pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+            for t in pending:
+                t.cancel()
+            for t in done:
+                if not t.cancelled() and t.exception() is not None and not isinstance(
+                        t.exception(), (WebSocketDisconnect, asyncio.TimeoutError, ValueError)):
+                    raise t.exception()
+            if tasks[0] in done:  # the game ended or is gone: close cleanly
+                await websocket.close(1000)
+        except (WebSocketDisconnect, RuntimeError):
+            pass
+        finally:
+            release()
+
+    async def _deny(websocket, e) -> None:
+        body = JSONResponse({"detail": e.message}, status_code=e.status, headers=e.headers)
+        if "websocket.http.response" in websocket.scope.get("extensions", {}):
+            await websocket.send_denial_response(body)
+        else:
+            await websocket.close(4000 + e.status, e.message[:120])
 
     original = app.openapi
 

@@ -59,6 +59,9 @@ endpoint                           what it does
                                    ``?after=``; see :mod:`canasta_env.bots.events`
                                    (``--max-streams``, ``--max-game-streams``: 429
                                    beyond them)
+``/games/{id}/ws``                 WebSocket: the same events, and the seat's moves
+                                   sent back (``{"action": ...}``); see
+                                   :mod:`canasta_env.bots.event_routes`
 ``GET /games/{id}/replay``         the game replayed from its deal as the token's seat
                                    saw it (public frames without a token): ``moves`` and
                                    one ``frames`` entry (a view) per move; 409 while

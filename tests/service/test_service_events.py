@@ -509,3 +509,55 @@ def test_a_stream_resumed_ahead_of_its_feed_repeats_nothing():
 
     assert asyncio.run(main()) == ["6", "6.1"]
     assert hub.open_streams == 0
+
+
+def test_websocket_carries_the_events_and_takes_moves(tmp_path):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from starlette.testclient import WebSocketDenialResponse
+
+    app = create_app("heuristic", db=str(tmp_path / "g.sqlite3"))
+    service = app.state.service
+    try:
+        from fastapi.testclient import TestClient
+
+        with TestClient(app) as client:
+            game = client.post("/games", json={"seats": ["human", "bot", "human", "bot"],
+                                               "seed": 3}).json()
+            gid, tokens = game["game_id"], game["tokens"]
+            auth = {"Authorization": f"Bearer {tokens[2]}"}  # seat 2 is on turn
+            with client.websocket_connect(f"/games/{gid}/ws", headers=auth) as ws:
+                deal = ws.receive_json()
+                assert deal["event"] == "deal" and deal["id"] == "0.1"
+                assert deal["data"]["hand"] == service.view(gid, tokens[2])["hand"]
+                ws.send_text("not json")
+                assert ws.receive_json()["event"] == "error"
+                ws.send_json({"action": "meld 7: 3 naturals"})
+                bad = ws.receive_json()
+                assert bad["event"] == "error" and bad["data"]["status"] == 400
+                ws.send_json({"action": "draw from stock"})
+                got = [ws.receive_json(), ws.receive_json()]
+                result = next(m for m in got if m["event"] == "result")
+                move = next(m for m in got if m["event"] == "move")
+                assert result["data"]["drawn"] == move["data"]["drawn"] != []
+                assert move["id"] == "1" and move["data"]["seat"] == 2
+            assert service.events.open_streams == 0
+            # resumed after move 1: nothing before it again
+            with client.websocket_connect(f"/games/{gid}/ws?after=1", headers=auth) as ws:
+                ws.send_json({"action": service.view(gid, tokens[2])["legal_actions"][-1][
+                    "action"]})
+                got = [ws.receive_json() for _ in range(2)]
+                assert {m["event"] for m in got} <= {"result", "move", "turn"}
+                assert all(m["id"] is None or int(m["id"].split(".")[0]) >= 2 for m in got)
+            for path, headers, status in (
+                    ("/games/nope/ws", {}, 404),
+                    (f"/games/{gid}/ws?after=x", {}, 400),
+                    (f"/games/{gid}/ws", {"Authorization": "Basic abc"}, 401),
+                    (f"/games/{gid}/ws?seat=0", auth, 403)):
+                with pytest.raises(WebSocketDenialResponse) as refused:
+                    with client.websocket_connect(path, headers=headers):
+                        pass
+                assert refused.value.status_code == status
+                assert "detail" in refused.value.json()
+    finally:
+        service.close()
