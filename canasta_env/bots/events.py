@@ -284,7 +284,8 @@ class EventHub:
     docstring).
 
     Args:
-        store: the service's :class:`~canasta_env.bots.store.GameStore`.
+        store: the service's :class:`~canasta_env.bots.store.GameStore` (may be set
+            later, before the first stream).
         max_streams: streams the server holds at most.
         max_game_streams: streams of one game at most.
         keepalive: seconds between keep-alives on an idle stream.

@@ -364,6 +364,9 @@ class Service:
         self._running: set[str] = set()
         self._closed = threading.Event()
         self._fallback = Bot("heuristic")
+        # events hook: the game event streams (canasta_env.bots.events), woken by each save;
+        # their limits are checked before anything is loaded or opened
+        self.events = EventHub(None, **(stream_limits or {}))
         self.bot(None)  # load the default now: a missing policy file fails at start-up
         if before_store is not None:  # the command line binds its port here: a port in use
             before_store()            # is refused before a database file is created
@@ -371,8 +374,7 @@ class Service:
             self.store = GameStore(db)
         except StoreError as e:
             raise ServiceError(400, str(e)) from None
-        # events hook: the game event streams (canasta_env.bots.events), woken by each save
-        self.events = EventHub(self.store, **(stream_limits or {}))
+        self.events.store = self.store  # events hook
         # the Game of each recently saved game at its stored version: a request that finds
         # the same version in the database takes it instead of parsing the position
         self._games: OrderedDict[str, tuple[int, Game]] = OrderedDict()

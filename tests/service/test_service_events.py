@@ -561,3 +561,28 @@ def test_websocket_carries_the_events_and_takes_moves(tmp_path):
                 assert "detail" in refused.value.json()
     finally:
         service.close()
+
+
+@pytest.mark.parametrize("limits,words", [
+    ({"max_streams": 0}, "max_streams must be a positive number, got 0"),
+    ({"keepalive": -1.0}, "keepalive must be a positive number"),
+    ({"max_game_streams": True}, "max_game_streams must be a positive number, got True"),
+])
+def test_bad_stream_limits_are_refused_before_the_database_is_opened(tmp_path, limits, words):
+    from canasta_env.bots.service import ServiceError
+
+    with pytest.raises(ServiceError, match=words):
+        create_app("heuristic", db=str(tmp_path / "g.sqlite3"), stream_limits=limits)
+    assert not (tmp_path / "g.sqlite3").exists()
+
+
+def test_bad_stream_options_on_the_command_line(tmp_path):
+    import subprocess
+    import sys
+
+    for flag in ("--max-streams", "--max-game-streams", "--events-poll"):
+        r = subprocess.run([sys.executable, "-m", "canasta_env.bots.service", flag, "0",
+                            "--db", str(tmp_path / "g.sqlite3")], capture_output=True,
+                           text=True, timeout=60)
+        assert r.returncode == 2 and flag in r.stderr, r.stderr
+        assert len(r.stderr.strip().splitlines()) <= 2, r.stderr  # usage + one line
