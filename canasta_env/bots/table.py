@@ -88,6 +88,47 @@ def drawn_cards(before: dict, after: dict, seat: int) -> list[str]:
     return ["red 3"] * max(0, after["red_threes"][seat] - before["red_threes"][seat]) + out
 
 
+def turn_drawn(position: dict, seat: int | None) -> list[str] | None:
+    """The cards ``seat`` drew from the stock on its turn now under way (as
+    :func:`drawn_cards`: red 3s laid out first, then the cards in hand order), found by
+    replaying the current hand from its deal; ``None`` when ``seat`` is not on turn or
+    has not drawn from the stock this turn (or the hand does not replay to
+    ``position``)."""
+    if seat is None or position["phase"] == "HAND_OVER" or position["current"] != seat \
+            or not position["turn"]["drew_stock"]:
+        return None
+    from canasta_env.engine.deal import deal
+
+    options = RulesOptions.from_dict(position["options"])
+    hand = position["hand_number"]
+    game = Game(options, seed=position["seed"], scores=tuple(position["scores"]),
+                dealer=position["dealer"], first_round=hand if options.rounds else 0)
+    if not options.rounds and hand:
+        game.hand_number = hand  # Classic: the deal of hand ``hand`` by the same dealer
+        deal(game)
+    drawn: list[str] | None = None
+    try:
+        for entry in position["log"]:
+            if "action" not in entry:
+                continue
+            mover = game.to_move
+            if mover != entry["seat"]:
+                return None
+            if mover == seat and entry["action"] == 0:
+                before = to_position(game)
+                game.apply(0)
+                drawn = drawn_cards(before, to_position(game), seat)
+            else:
+                if mover != seat:
+                    drawn = None  # an earlier turn's draw
+                game.apply(entry["action"])
+    except (ValueError, KeyError):
+        return None
+    if to_position(game)["hands"] != position["hands"]:
+        return None
+    return drawn
+
+
 def starting_scores(position: dict) -> tuple[int, int]:
     """The partnerships' scores when the game began (from the first finished hand's
     ``previous`` row, else the current scores)."""
@@ -149,5 +190,5 @@ def replay_document(game_id: str, seats: list[str], seat: int | None, position: 
             "frames": replay(position, moves, seat, view)}
 
 
-__all__ = ["plain_words", "with_words", "drawn_cards", "replay", "replay_document",
+__all__ = ["plain_words", "with_words", "drawn_cards", "turn_drawn", "replay", "replay_document",
            "REPLAY_FORMAT", "REPLAY_VERSION"]

@@ -13,12 +13,13 @@ from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from ..event_routes import add_event_routes
 from ..store import StoreError
 from .core import Service, log
 from .docs import add_docs
 from .errors import ServiceError
 from .limits import IDLE_EXPIRY, MAX_BODY, MAX_DECISIONS, MAX_LOG_PAGE, MAX_SCORE, STATIC
-from .routes import router
+from .routes import router, seat_token
 
 #: the API's documentation page (Markdown), shown at the top of /docs and /redoc
 DESCRIPTION = f"""
@@ -111,9 +112,12 @@ def allowed_methods(app: FastAPI, path: str) -> list[str]:
 def create_app(policy: str = "reference", max_games: int = 1000, db: str | None = None,
                idle_expiry: float = IDLE_EXPIRY, max_decisions: int = MAX_DECISIONS,
                max_body: int = MAX_BODY, bot_threads: int = 2,
-               before_store: Callable[[], None] | None = None) -> FastAPI:
+               before_store: Callable[[], None] | None = None,
+               stream_limits: dict | None = None) -> FastAPI:
     """The FastAPI application; its :class:`Service` is ``app.state.service`` (the
-    arguments are :class:`Service`'s, and ``max_body``: the largest request body in bytes).
+    arguments are :class:`Service`'s, and ``max_body``: the largest request body in bytes;
+    ``stream_limits``: the event streams' limits, see
+    :class:`~canasta_env.bots.events.EventHub`).
 
     Raises:
         ServiceError: the default ``policy`` cannot be loaded (e.g. no reference file is
@@ -122,8 +126,11 @@ def create_app(policy: str = "reference", max_games: int = 1000, db: str | None 
     """
     if isinstance(max_body, bool) or not isinstance(max_body, int) or max_body <= 0:
         raise ServiceError(400, f"max_body must be a positive int, got {max_body!r}")
-    service = Service(policy, max_games, db, idle_expiry, max_decisions, bot_threads,
-                      before_store)
+    try:
+        service = Service(policy, max_games, db, idle_expiry, max_decisions, bot_threads,
+                          before_store, stream_limits)
+    except ValueError as e:  # a stream limit out of range
+        raise ServiceError(400, str(e)) from None
 
     @asynccontextmanager
     async def lifespan(app):
@@ -169,6 +176,8 @@ def create_app(policy: str = "reference", max_games: int = 1000, db: str | None 
             "errors": [{"loc": list(err["loc"]), "msg": err["msg"]} for err in exc.errors()]})
 
     app.include_router(router)
+    # GET /games/{game_id}/events and the WebSocket (canasta_env.bots.event_routes)
+    add_event_routes(app, service, seat_token, ServiceError)
     app.mount("/static", StaticFiles(directory=STATIC, follow_symlink=False), name="static")
 
     return app

@@ -14,6 +14,7 @@ import sys
 
 from canasta_env.cli import ArgumentParser, fail, host, port, positive_float, positive_int
 
+from ..events import MAX_GAME_STREAMS, MAX_STREAMS, POLL
 from .errors import ServiceError
 from .limits import IDLE_EXPIRY, MAX_BODY, MAX_DECISIONS
 
@@ -74,10 +75,19 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
                    help=f"largest request body in bytes (default {MAX_BODY})")
     p.add_argument("--bot-threads", type=positive_int, default=2,
                    help="threads playing bot-only games in the background (default 2)")
+    p.add_argument("--max-streams", type=positive_int, default=MAX_STREAMS,
+                   help=f"event streams (GET /games/ID/events) open at most; more are a 429 "
+                        f"(default {MAX_STREAMS})")
+    p.add_argument("--max-game-streams", type=positive_int, default=MAX_GAME_STREAMS,
+                   help=f"event streams of one game open at most (default {MAX_GAME_STREAMS})")
+    p.add_argument("--events-poll", type=positive_float, default=POLL,
+                   help=f"seconds between polls of the database for moves stored by other "
+                        f"processes (default {POLL})")
     p.add_argument("--log-level", default="info",
                    choices=["critical", "error", "warning", "info", "debug", "trace"])
     args = p.parse_args(argv)
-    missing = [m for m in ("fastapi", "fastapi_offline", "uvicorn", "sqlalchemy", "alembic")
+    missing = [m for m in ("fastapi", "fastapi_offline", "uvicorn", "sqlalchemy", "alembic",
+                           "sse_starlette")
                if importlib.util.find_spec(m) is None]
     if missing:
         return fail(p.prog, f"the service needs {', '.join(missing)}: install the bots extra "
@@ -89,7 +99,10 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
         # the policy is loaded first, then the port bound, then the database opened
         app = create_app(args.policy, args.max_games, args.db, args.idle_expiry,
                          args.max_decisions, args.max_body, args.bot_threads,
-                         before_store=lambda: bound.append(bind(args.host, args.port)))
+                         before_store=lambda: bound.append(bind(args.host, args.port)),
+                         stream_limits={"max_streams": args.max_streams,
+                                        "max_game_streams": args.max_game_streams,
+                                        "poll": args.events_poll})
     except ServiceError as e:
         for sock in bound:
             sock.close()

@@ -33,9 +33,10 @@ from canasta_env.engine import (
 )
 
 from ..bot import Bot, move_record, position_game
+from ..events import EventHub
 from ..loader import PolicySpecError
 from ..store import Conflict, GameRow, GameStore, StoreError, hash_token
-from ..table import drawn_cards, replay_document, with_words
+from ..table import drawn_cards, replay_document, turn_drawn, with_words
 from .auth import any_human, authorize
 from .errors import ServiceError, unauthorized
 from .limits import (
@@ -71,6 +72,9 @@ class Service:
         bot_threads: threads playing bots in the background.
         before_store: called once the default policy is loaded, before the database is
             opened (its exceptions propagate).
+        stream_limits: keyword arguments of :class:`~canasta_env.bots.events.EventHub`
+            (``max_streams``, ``max_game_streams``, ``keepalive``, ``send_timeout``,
+            ``poll``) for the event streams.
 
     Raises:
         ServiceError: the default policy cannot be loaded, the database cannot be
@@ -79,7 +83,8 @@ class Service:
 
     def __init__(self, policy: str = "reference", max_games: int = 1000, db: str | None = None,
                  idle_expiry: float = IDLE_EXPIRY, max_decisions: int = MAX_DECISIONS,
-                 bot_threads: int = 2, before_store: Callable[[], None] | None = None) -> None:
+                 bot_threads: int = 2, before_store: Callable[[], None] | None = None,
+                 stream_limits: dict | None = None) -> None:
         for name, value in (("max_games", max_games), ("idle_expiry", idle_expiry),
                             ("max_decisions", max_decisions), ("bot_threads", bot_threads)):
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
@@ -95,6 +100,9 @@ class Service:
         self._running: set[str] = set()
         self._closed = threading.Event()
         self._fallback = Bot("heuristic")
+        # the game event streams (canasta_env.bots.events), woken by each save; their
+        # limits are checked before anything is loaded or opened
+        self.events = EventHub(None, **(stream_limits or {}))
         self.bot(None)  # load the default now: a missing policy file fails at start-up
         if before_store is not None:  # the command line binds its port here: a port in use
             before_store()            # is refused before a database file is created
@@ -103,6 +111,7 @@ class Service:
             running = self.store.ids_with_status("running")  # interrupted by a restart
         except StoreError as e:
             raise ServiceError(400, str(e)) from None
+        self.events.store = self.store
         # the Game of each recently saved game at its stored version: a request that finds
         # the same version in the database takes it instead of parsing the position
         self._games: OrderedDict[str, tuple[int, Game]] = OrderedDict()
@@ -117,6 +126,7 @@ class Service:
         """Stop the background work (games in play stay stored as ``running`` and are
         resumed by the next start) and the database connections."""
         self._closed.set()
+        self.events.close()
         self._executor.shutdown(wait=True, cancel_futures=True)
         self.store.close()
 
@@ -236,6 +246,7 @@ class Service:
             moves, status = self._play(game, row, bot)
         row.position, row.status = to_position(game), status
         self.store.insert(row, moves)
+        self.events.poke(row.game_id)
         if status == "running":
             self._submit(row.game_id)
         self._keep(row, game)
@@ -288,6 +299,7 @@ class Service:
         except Conflict:
             raise ServiceError(409, f"game {row.game_id!r} was changed by another request "
                                     f"meanwhile (or forgotten); GET it and try again") from None
+        self.events.poke(row.game_id)
         if status == "running":
             self._submit(row.game_id)
 
@@ -366,6 +378,8 @@ class Service:
 
     def _view(self, row: GameRow, game: Game, seat: int | None) -> dict:
         v = seat_view(game, seat, row.position)  # the stored position is the game's
+        # the card table's "you drew" mark, kept across reloads (a replay of this hand)
+        v["drawn"] = turn_drawn(row.position, seat)
         v.update(game_id=row.game_id, seats=row.seats, bot_policy=row.bot_policy,
                  auto_deal=row.auto_deal, status=row.status, decisions=row.decisions)
         return v
@@ -451,6 +465,7 @@ class Service:
             row = self._row(game_id)
             any_human(row, token, "deleting a game")
             self.store.delete([game_id])
+        self.events.poke(game_id)
         with self._lock:
             self._game_locks.pop(game_id, None)
             self._games.pop(game_id, None)
@@ -479,6 +494,7 @@ class Service:
                     game = self._take(row)
                     moves, status = self._play(game, row, self._row_bot(row), CHUNK)
                     self.store.save(row, to_position(game), moves, status)
+                    self.events.poke(game_id)
                     self._keep(row, game)
                 if status != "running":
                     return

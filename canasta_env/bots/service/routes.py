@@ -42,6 +42,8 @@ ERRORS = {
     409: "not now: not that seat's turn, bots playing, the hand or game over, the game "
          "changed by another request meanwhile",
     413: "the request body is over the server's --max-body",
+    429: "too many event streams open (--max-streams, --max-game-streams); Retry-After says "
+         "when to try again",
     422: "the request has the wrong shape: 'detail' names each field, 'errors' lists them",
     503: "the database failed or is damaged (nothing was stored)",
 }

@@ -282,6 +282,7 @@ class TurnInfo(BaseModel):
 
 class HandAndFootView(BaseModel):
     in_foot: list[bool] = Field(description="per seat: playing from the foot")
+    rounds: int = Field(description="the rounds of the game (hand_number counts them from 0)")
     foot_sizes: list[int] = Field(description="per seat: cards of the foot not yet picked up")
     books: list[list[Any]] = Field(description="per partnership: closed books")
     wild_melds: list[dict[str, int]] = Field(description="per partnership: the open wild "
@@ -335,6 +336,10 @@ class View(BaseModel):
         None, description="Hand and Foot only: feet, books, wild melds; null in Classic")
     text: str | None = Field(None, description="the seat's view as text; null in the public "
                                                "view")
+    drawn: list[str] | None = Field(
+        None, description="the cards the seat drew from the stock on its turn now under way "
+                          "('red 3' for each red 3 laid out); null when it is not the seat's "
+                          "turn or it has not drawn from the stock")
 
 
 class GameCreated(BaseModel):

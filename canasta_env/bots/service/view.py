@@ -100,6 +100,7 @@ def seat_view(game: Game, seat: int | None, position: dict | None = None) -> dic
         # (its cards are nobody's to see), closed books and the open wild meld
         "hand_and_foot": None if "feet" not in pos or opts["variant"] == "classic" else {
             "in_foot": pos["in_foot"], "foot_sizes": [len(f) for f in pos["feet"]],
+            "rounds": opts["rounds"],
             "books": pos["books"], "wild_melds": pos["wild_melds"]},
     }
     if seat is not None:

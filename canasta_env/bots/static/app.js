@@ -19,8 +19,7 @@ const STORE_KEY = "canasta_env.games";
 
 const state = {
   game: null,      // {id, token, variant, seat}
-  view: null,      // the seat's view
-  drawn: null,     // cards the seat just drew
+  view: null,      // the seat's view (its "drawn": the cards the seat drew this turn)
   busy: false,
   showPile: false,
   replay: null,    // {doc, step}
@@ -62,10 +61,14 @@ function cardClass(card) {
   return "card";
 }
 
-function cardEl(card, extra) {
-  const label = card === "Joker" ? "Joker" : card === "red 3" || card === "black 3" ? "3" : card;
-  return el("span", {class: cardClass(card) + (extra ? " " + extra : ""), title: card},
-    el("span", {class: "rank", text: label}));
+// red 3s and black 3s: a red 3 with a heart on white, a black 3 with a spade on black
+const LABELS = {"Joker": "Joker", "red 3": "3♥", "black 3": "3♠"};
+
+function cardEl(card, extra, caption) {
+  const node = el("span", {class: cardClass(card) + (extra ? " " + extra : ""), title: card},
+    el("span", {class: "rank", text: LABELS[card] || card}));
+  if (caption) node.append(el("span", {class: "caption", text: caption}));
+  return node;
 }
 
 function fmt(n) {
@@ -82,6 +85,10 @@ function showError(text) {
 
 function show(section) {
   for (const id of ["lobby", "table", "replay"]) $(id).hidden = id !== section;
+  if (section !== "table") {
+    stopFollowing();  // the table's live updates end with it
+    if (location.hash) history.replaceState(null, "", location.pathname);
+  }
 }
 
 // ------------------------------------------------------------------ the API
@@ -200,12 +207,14 @@ function renderBoard(root, view, opts) {
       el("strong", {text: sideName(view, p)}), " ",
       el("span", {class: "score", text: fmt(view.scores[p])}), " ", opening));
   }
-  const round = hf ? "Round " + (view.hand_number + 1) + " of 4" : "Hand " + (view.hand_number + 1);
-  const head = el("div", {class: "board-head"},
+  const rounds = hf && hf.rounds ? hf.rounds : 4;
+  const round = hf ? "Round " + (view.hand_number + 1) + " of " + rounds : "Hand " + (view.hand_number + 1);
+  const head = el("div", {class: "board-head", id: opts.prefix + "head"},
     el("span", {class: "variant", text: variant}),
-    el("span", {text: round}),
+    el("span", {class: "round", text: round}),
     el("span", {class: "dealer", text: "Dealer: " + names[view.dealer]}),
-    el("span", {text: "Target " + fmt(view.target_score)}));
+    // Hand and Foot is played for a number of rounds, not to a target score
+    hf ? null : el("span", {class: "target", text: "Target " + fmt(view.target_score)}));
 
   // the other three players around the table
   const seatBox = (s, where) => {
@@ -234,7 +243,7 @@ function renderBoard(root, view, opts) {
     el("div", {class: "stock"}, el("span", {class: "card back"}, el("span", {class: "rank", text: String(view.stock_size)})),
       el("div", {class: "label", text: "stock"})),
     el("div", {class: "discard"},
-      pile.top ? cardEl(pile.top, "top") : el("span", {class: "card empty"}, el("span", {class: "rank", text: "—"})),
+      pile.top ? cardEl(pile.top, "top", "top") : el("span", {class: "card empty"}, el("span", {class: "rank", text: "—"})),
       el("div", {class: "label", text: "pile: " + pile.size + (pile.size === 1 ? " card" : " cards")}),
       pile.frozen ? el("span", {class: "badge frozen", text: "frozen"}) : null,
       !pile.frozen && pile.frozen_for[me % 2] && view.seat !== null ? el("span", {class: "badge frozen",
@@ -267,9 +276,11 @@ function renderBoard(root, view, opts) {
       for (let i = 0; i < m.naturals; i++) cards.push(cardEl(r === "black 3" ? "black 3" : r, "small"));
       for (let i = 0; i < m.jokers; i++) cards.push(cardEl("Joker", "small"));
       for (let i = 0; i < m.twos; i++) cards.push(cardEl("2", "small"));
-      const label = m.canasta === "natural" ? "natural canasta (closed)" : m.canasta === "mixed" ? "mixed canasta (closed)"
-        : (m.jokers + m.twos ? "mixed" : "natural") + ", " + m.cards + " cards";
-      box.append(el("div", {class: "meld" + (m.canasta ? " canasta " + m.canasta : ""), "data-rank": r},
+      const wild = m.jokers + m.twos;
+      const label = (m.canasta === "natural" ? "natural canasta" : m.canasta === "mixed" ? "mixed canasta"
+        : wild ? "mixed" : "natural") + ": " + m.cards + " cards" + (wild ? ", " + wild + " wild" : "");
+      box.append(el("div", {class: "meld" + (m.canasta ? " canasta " + m.canasta : ""), "data-rank": r,
+                            "data-cards": m.cards, "data-wild": wild},
         el("span", {class: "meld-rank", text: r}), el("span", {class: "meld-cards"}, cards),
         el("span", {class: "meld-state", text: label})));
     }
@@ -298,14 +309,21 @@ function renderBoard(root, view, opts) {
     const hand = sortCards(view.hand);
     const wild = hand.filter(c => WILD.has(c));
     const natural = hand.filter(c => !WILD.has(c));
-    const drawn = [...(opts.drawn || [])];
-    const mark = c => { const i = drawn.indexOf(c); if (i >= 0) { drawn.splice(i, 1); return "drawn"; } return ""; };
+    const drawn = (opts.drawn || []).filter(c => c !== "red 3");
+    const mark = c => { const i = drawn.indexOf(c); if (i >= 0) { drawn.splice(i, 1); return true; } return false; };
+    const handCard = c => mark(c) ? cardEl(c, "drawn", "drawn") : cardEl(c);
     handBox.append(el("h3", {}, "Your hand (" + view.hand.length + ")",
       hf ? el("span", {class: "muted", text: hf.in_foot[me] ? " — playing from your foot"
         : " — your foot: " + hf.foot_sizes[me] + " cards"}) : null));
+    const red3s = view.players[me].red_threes;
     handBox.append(el("div", {class: "cards"},
-      el("span", {class: "group wild-group"}, wild.map(c => cardEl(c, mark(c)))),
-      el("span", {class: "group"}, natural.map(c => cardEl(c, mark(c))))));
+      el("span", {class: "group wild-group"}, wild.map(handCard)),
+      el("span", {class: "group"}, natural.map(handCard)),
+      // the red 3s laid out in front of me (they score, they are not in the hand)
+      red3s ? el("span", {class: "red3-group", id: opts.prefix + "my-red3s",
+                          title: red3s + (red3s === 1 ? " red 3" : " red 3s") + " laid out"},
+        el("span", {class: "group-label", text: "red 3s laid out"}),
+        Array.from({length: red3s}, () => cardEl("red 3"))) : null));
     if (opts.drawn && opts.drawn.length) {
       handBox.append(el("p", {class: "drawn-note", id: opts.prefix + "drawn"},
         "You drew: ", opts.drawn.map(c => cardEl(c, "small"))));
@@ -408,7 +426,17 @@ function renderBoard(root, view, opts) {
     history.append(t);
   }
 
+  let invites = null;
+  if (opts.interactive && state.game && state.game.invites && state.game.invites.length) {
+    invites = el("details", {class: "invites", id: "invites", open: view.decisions === 0 || null},
+      el("summary", {text: "Invitations: a link for each person's seat"}),
+      state.game.invites.map(inv => el("p", {class: "invite", "data-seat": inv.seat},
+        el("strong", {text: names[inv.seat] + ": "}),
+        el("input", {type: "text", readonly: true, value: inv.link, size: 60,
+                     onfocus: e => e.target.select()}))));
+  }
   root.append(...[
+    invites,
     el("div", {class: "top-row"}, head, scoreBox),
     el("div", {class: "felt"},
       seatBox((me + 2) % 4, "north"),
@@ -427,8 +455,8 @@ function renderBoard(root, view, opts) {
 function renderLive() {
   const v = state.view;
   if (!v) return;
-  renderBoard($("live-board"), v, {prefix: "", interactive: true, moves: v.moves || [], drawn: state.drawn,
-    onAction: act, rerender: renderLive});
+  renderBoard($("live-board"), v, {prefix: "", interactive: v.seat !== null && v.seat !== undefined,
+    moves: v.moves || [], drawn: v.drawn, onAction: act, rerender: renderLive});
   const names = seatNames(v);
   if (v.status === "running") setStatus("the bots are playing…");
   else if (v.game_over) setStatus("game over");
@@ -436,7 +464,8 @@ function renderLive() {
   else if (v.to_move === v.seat) setStatus("your move");
   else setStatus(names[v.to_move] + " to move");
   const over = v.game_over;
-  rememberGame(state.game, {over, summary: (over ? "over " : "") + fmt(v.scores[v.seat % 2]) + " : " + fmt(v.scores[1 - v.seat % 2])});
+  const us = v.seat === null || v.seat === undefined ? 0 : v.seat % 2;
+  rememberGame(state.game, {over, summary: (over ? "over " : "") + fmt(v.scores[us]) + " : " + fmt(v.scores[1 - us])});
 }
 
 async function withBusy(fn) {
@@ -448,13 +477,95 @@ async function withBusy(fn) {
     state.busy = false;
     document.body.classList.remove("busy");
     if (!$("table").hidden) renderLive();
+    if (follow.again && state.game) refreshView();  // events that came in meanwhile
   }
 }
 
-async function waitForBots() {
-  while (state.view && state.view.status === "running") {
-    await new Promise(r => setTimeout(r, 300));
-    state.view = await api("GET", "/games/" + state.game.id, undefined, state.game.token);
+// ------------------------------------------------------------------ the game's event stream
+// GET /games/{id}/events as NDJSON (fetch, so that the seat token goes in a header): every
+// event (a move, a turn, a deal, a hand or the game over) refreshes the view; a dropped
+// stream is reopened after a second with Last-Event-ID, so no move is missed.
+const follow = {ctrl: null, lastId: null, refreshing: false, again: false};
+
+function stopFollowing() {
+  if (follow.ctrl) follow.ctrl.abort();
+  follow.ctrl = null;
+}
+
+function startFollowing() {
+  stopFollowing();
+  const g = state.game;
+  const ctrl = new AbortController();
+  follow.ctrl = ctrl;
+  follow.lastId = state.view ? String(state.view.decisions) : null;
+  streamLoop(g, ctrl);
+}
+
+function sleep(ms) { return new Promise(r => setTimeout(r, ms)); }
+
+async function streamLoop(g, ctrl) {
+  while (!ctrl.signal.aborted) {
+    let ended = false;
+    try {
+      const headers = {"Accept": "application/x-ndjson"};
+      if (g.token) headers["Authorization"] = "Bearer " + g.token;
+      if (follow.lastId) headers["Last-Event-ID"] = follow.lastId;
+      const res = await fetch("/games/" + g.id + "/events", {headers, signal: ctrl.signal});
+      if (!res.ok) {
+        let detail = res.statusText;
+        try { detail = (await res.json()).detail || detail; } catch (e) { /* not JSON */ }
+        if (res.status !== 429) { showError("live updates stopped: " + res.status + ": " + detail); return; }
+      } else {
+        document.body.dataset.live = "1";
+        const reader = res.body.getReader();
+        const decoder = new TextDecoder();
+        let buffer = "";
+        for (;;) {
+          const {value, done} = await reader.read();
+          if (done) break;
+          buffer += decoder.decode(value, {stream: true});
+          let nl;
+          while ((nl = buffer.indexOf("\n")) >= 0) {
+            const line = buffer.slice(0, nl);
+            buffer = buffer.slice(nl + 1);
+            if (!line.trim()) continue;  // a keep-alive
+            const ev = JSON.parse(line);
+            if (ev.id) follow.lastId = ev.id;
+            if (ev.event === "game_over" || ev.event === "closed") ended = true;
+            onEvent(ev);
+          }
+        }
+      }
+    } catch (e) {
+      if (ctrl.signal.aborted) return;
+    }
+    if (ended || ctrl.signal.aborted) return;
+    document.body.dataset.live = "0";
+    await sleep(1000);
+  }
+}
+
+function onEvent(ev) {
+  document.body.dataset.events = String(Number(document.body.dataset.events || 0) + 1);
+  refreshView();
+}
+
+async function refreshView() {
+  if (follow.refreshing || state.busy) { follow.again = true; return; }
+  follow.refreshing = true;
+  const g = state.game;
+  try {
+    do {
+      follow.again = false;
+      const view = await api("GET", "/games/" + g.id, undefined, g.token);
+      if (state.game !== g || state.busy) { follow.again = true; break; }
+      state.view = view;
+      if (!$("table").hidden) renderLive();
+    } while (follow.again);
+  } catch (e) {
+    showError(e.message);
+  } finally {
+    follow.refreshing = false;
   }
 }
 
@@ -462,7 +573,9 @@ async function newGame(ev) {
   ev.preventDefault();
   const form = $("new-game-form");
   const variant = form.querySelector("input[name=variant]:checked").value;
-  const body = {seats: ["human", "bot", "bot", "bot"], variant};
+  // seats clockwise from mine: me (South, seat 0), West, North, East
+  const seats = ["human", $("seat-west").value, $("seat-north").value, $("seat-east").value];
+  const body = {seats, variant};
   const policy = $("bot-policy").value;
   if (policy) body.bot_policy = policy;
   const seed = $("seed").value.trim();
@@ -472,24 +585,25 @@ async function newGame(ev) {
   }
   await withBusy(async () => {
     const res = await api("POST", "/games", body);
-    state.game = {id: res.game_id, token: res.tokens[0], variant, seat: 0, created: Date.now()};
+    // the other people's seats: a link each, to send them (their token is in it)
+    const invites = [];
+    for (let s = 1; s < 4; s++) {
+      if (res.tokens[s]) invites.push({seat: s, link: location.origin + location.pathname + "#game="
+        + encodeURIComponent(res.game_id) + "&token=" + encodeURIComponent(res.tokens[s])});
+    }
+    state.game = {id: res.game_id, token: res.tokens[0], variant, seat: 0, created: Date.now(),
+                  invites};
     state.view = res.view;
-    state.drawn = null;
     state.showPile = false;
     rememberGame(state.game);
-    show("table");
-    await waitForBots();
+    showTable();
   });
 }
 
 async function act(action) {
   await withBusy(async () => {
     const res = await api("POST", "/games/" + state.game.id + "/actions", {action}, state.game.token);
-    state.view = res.view;
-    // the cards drawn stay marked for the rest of the turn
-    if (res.drawn) state.drawn = res.drawn;
-    else if (res.view.current !== res.view.seat || res.view.hand_over) state.drawn = null;
-    await waitForBots();
+    state.view = res.view;  // its "drawn" keeps the cards drawn marked for the rest of the turn
   });
 }
 
@@ -497,19 +611,44 @@ async function nextHand() {
   await withBusy(async () => {
     const res = await api("POST", "/games/" + state.game.id + "/next_hand", undefined, state.game.token);
     state.view = res.view;
-    state.drawn = null;
     state.showPile = false;
-    await waitForBots();
   });
+}
+
+function showTable() {
+  show("table");
+  // the open game in the address, so that a reload comes back to it (the token stays in
+  // this browser's storage, never in the address)
+  history.replaceState(null, "", "#game=" + encodeURIComponent(state.game.id));
+  startFollowing();
 }
 
 async function openGame(g) {
   await withBusy(async () => {
     state.game = g;
-    state.drawn = null;
     state.view = await api("GET", "/games/" + g.id, undefined, g.token);
-    show("table");
-    await waitForBots();
+    showTable();
+  });
+}
+
+// "#game=ID&token=TOKEN": a seat's invitation (a human partner or opponent), or "#game=ID"
+// alone: a game of this browser (reopened after a reload) or anyone's game, watched
+async function openFromAddress(hash) {
+  const params = new URLSearchParams(hash.replace(/^#/, ""));
+  const id = params.get("game");
+  if (!id) return;
+  const token = params.get("token");
+  const known = myGames().find(g => g.id === id && (!token || g.token === token));
+  const g = known || {id, token: token || null, created: Date.now()};
+  history.replaceState(null, "", "#game=" + encodeURIComponent(id));  // the token out of the address
+  await withBusy(async () => {
+    const view = await api("GET", "/games/" + id, undefined, g.token);
+    g.variant = view.variant;
+    g.seat = view.seat;
+    state.game = g;
+    state.view = view;
+    if (g.token) rememberGame(g);
+    showTable();
   });
 }
 
@@ -600,8 +739,13 @@ function readReplayFile(ev) {
 
 // ------------------------------------------------------------------ start
 async function init() {
+  const address = location.hash;  // read before the lobby is shown (it clears the address)
   $("new-game-form").addEventListener("submit", newGame);
-  $("home").addEventListener("click", () => { show("lobby"); renderGameList(); setStatus(""); showError(""); });
+  $("home").addEventListener("click", () => {
+    stopFollowing();
+    history.replaceState(null, "", location.pathname);
+    show("lobby"); renderGameList(); setStatus(""); showError("");
+  });
   $("replay-file").addEventListener("change", readReplayFile);
   $("replay-first").addEventListener("click", () => stepReplay(0));
   $("replay-back").addEventListener("click", () => stepReplay(state.replay.step - 1));
@@ -626,6 +770,7 @@ async function init() {
         text: p + (p === index.default_policy ? " (the server's default)" : "")}));
     }
   } catch (e) { showError(e.message); }
+  await openFromAddress(address);
   document.body.dataset.ready = "1";
 }
 
