@@ -66,14 +66,9 @@ per episode as before (:mod:`canasta_env.batching`). The records are those of
 :func:`play_episode` deal after deal (the unbatched path; ``tests/training/test_evaluate_batched.py``
 compares them). A batched forward may differ from a batch-1 forward in the last bits of
 a float, which could change an argmax only between two logits equal to rounding; none
-was seen on the deals tested. Speed on the 2-core development machine, shared with other
-jobs (load average about 4), ``--hands 1000 --seed 7 --workers 2 --json``, wall time:
-``reference`` (the ONNX export) against ``random`` 7.3 to 9.1 s (12.5 to 13 s before
-batching), against ``heuristic`` 12.9 s (17.5 to 18 s; the heuristic's own Python is
-most of it); the ``.zip`` checkpoint against ``random`` 30 s, most of it two workers
-importing torch (before: 0.9 hands/s, about 19 minutes for 1,000 hands: one torch forward
-per decision on torch's default two threads; on the loaded machine one thread played
-batch-1 forwards 30 times faster than two, so torch now plays on one thread).
+was seen on the deals tested. The evaluation's speed is a benchmark figure
+(``python -m training.benchmark``, ``docs/results/benchmarks.md``); a ``.zip`` policy
+plays with torch on one thread per worker (batch-1 forwards are faster so on 2 cores).
 :func:`measure_eval_hands_per_s` measures one process.
 
 Determinism: the env, every policy (``reset(seed)`` per episode, seed derived from the

@@ -335,9 +335,9 @@ class CanastaVectorEnvRunner(MultiAgentEnvRunner):
       stats entry for every key it was ever given, on the runner and merged into the
       algorithm's, and this env's agent ids are new for every hand (``g<game>h<hand>_p<seat>``):
       each finished episode added about ``2 * 4 * games * hands`` keys for good, and the
-      reduce / merge of the metrics, which walks all of them at every iteration, made each
-      training iteration slower than the last (0.8 s at first, over 3 s after 180
-      iterations). The hands' returns are logged by the metrics callback instead.
+      reduce / merge of the metrics walks all of them at every iteration, so each training
+      iteration would be slower than the last. The hands' returns are logged by the
+      metrics callback instead.
 
     Written against ray 2.60 (the version the ``distributed`` extra pins): it overrides
     ``MultiAgentEnvRunner._increase_sampled_metrics`` and ``_log_episode_metrics`` and
