@@ -40,7 +40,7 @@ import importlib
 import re
 from typing import Any
 
-from .loader import PolicySpecError, policy_sizes
+from .variants import PolicySpecError, policy_sizes
 
 __all__ = ["PolicyClass", "is_outside_spec", "load_outside"]
 

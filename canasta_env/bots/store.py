@@ -45,6 +45,8 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from .migrations import MigrationError, upgrade
+
 DEFAULT_DB = "canasta_games.sqlite3"
 #: SQLite files up to this size get the full ``integrity_check`` at start, larger ones
 #: the faster ``quick_check``
@@ -171,16 +173,14 @@ class GameStore:
         if self.file is not None and self.file.exists():
             check_sqlite_file(self.file)  # before anything writes to it
         _, self.games, self.moves = schema()
-        from .migrations import upgrade
-
         try:
             upgrade(self.engine)
         except sa.exc.SQLAlchemyError as e:
             self.engine.dispose()
             raise StoreError(f"cannot open database {self.name}: {_reason(e)}") from None
-        except StoreError:
+        except (StoreError, MigrationError) as e:
             self.engine.dispose()
-            raise
+            raise StoreError(str(e)) from None
 
     @property
     def name(self) -> str:

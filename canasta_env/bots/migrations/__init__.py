@@ -52,22 +52,25 @@ def current(engine) -> str | None:
         return MigrationContext.configure(c).get_current_revision()
 
 
+class MigrationError(Exception):
+    """The database cannot be brought to this version's schema (the message says why)."""
+
+
 def upgrade(engine, revision: str = "head", scripts: Path = HERE) -> None:
     """Bring the database of ``engine`` to ``revision`` of ``scripts`` (a database of the
     time before the migrations is stamped :data:`BASELINE` first).
 
     Raises:
-        canasta_env.bots.store.StoreError: the database has tables of another shape
-            than any revision (not this service's database), or is at a revision these
-            scripts do not know (written by a newer version of the service).
+        MigrationError: the database has tables of another shape than any revision (not
+            this service's database), or is at a revision these scripts do not know
+            (written by a newer version of the service); the store turns it into its
+            StoreError.
         sqlalchemy.exc.SQLAlchemyError: the database failed.
     """
     import sqlalchemy as sa
     from alembic import command
     from alembic.script import ScriptDirectory
     from alembic.util import CommandError
-
-    from ..store import StoreError
 
     with engine.begin() as c:
         if c.dialect.name == "postgresql":
@@ -81,18 +84,16 @@ def upgrade(engine, revision: str = "head", scripts: Path = HERE) -> None:
         known = {r.revision for r in ScriptDirectory.from_config(config(scripts=scripts))
                  .walk_revisions()}
         if at is not None and at not in known:
-            raise StoreError(f"the database's schema is at revision {at!r}, which this version "
+            raise MigrationError(f"the database's schema is at revision {at!r}, which this version "
                              f"of the service does not know (newest: {head(scripts)!r}): it was "
                              f"written by a newer version; run that one")
         try:
             command.upgrade(config(c, scripts), revision)
         except CommandError as e:
-            raise StoreError(f"cannot migrate the database: {e}") from None
+            raise MigrationError(f"cannot migrate the database: {e}") from None
 
 
 def _check_baseline(c, tables: set[str]) -> None:
-    from ..store import StoreError
-
     want = {"games": {"game_id", "variant", "seats", "bot_policy", "auto_deal", "token_hashes",
                       "position", "version", "decisions", "status", "created_at", "last_used"},
             "moves": {"id", "game_id", "seq", "hand_number", "seat", "action", "description",
@@ -101,8 +102,8 @@ def _check_baseline(c, tables: set[str]) -> None:
     for name, columns in want.items():
         have = {col["name"] for col in inspector.get_columns(name)} if name in tables else set()
         if have != columns:
-            raise StoreError(f"the database has a {name!r} table that this service did not make "
+            raise MigrationError(f"the database has a {name!r} table that this service did not make "
                              f"(columns {sorted(have)}); give another --db")
 
 
-__all__ = ["upgrade", "current", "head", "config", "BASELINE", "HERE"]
+__all__ = ["MigrationError", "upgrade", "current", "head", "config", "BASELINE", "HERE"]
