@@ -43,7 +43,7 @@ Classic policy (observation 202, 91 actions); this game is Hand and Foot (observ
 
 Loaders by suffix. This package never imports ``training`` (nor torch): ``.onnx`` is
 built in, and ``import training`` calls ``register_loader(".zip", ...)`` with a
-function that imports ``training.checkpoint`` only when a ``.zip`` is loaded. So
+function that imports ``training.sb3.checkpoint`` only when a ``.zip`` is loaded. So
 ``python -m training.serve`` / ``training.play`` (and the ``canasta-serve`` /
 ``canasta-play`` commands) load ``.zip`` checkpoints, while the bots alone
 (``python -m canasta_env.bots.service`` / ``canasta_env.bots.play``) load ONNX models,

@@ -130,7 +130,7 @@ def test_bad_policy_spec(capsys, tmp_path):
 def test_checkpoint_without_module(tmp_path, monkeypatch):
     ckpt = tmp_path / "model.zip"
     ckpt.write_bytes(b"not a model")
-    monkeypatch.setitem(sys.modules, "training.checkpoint", None)  # import fails
+    monkeypatch.setitem(sys.modules, "training.sb3.checkpoint", None)  # import fails
     with pytest.raises(PolicySpecError, match="training extra"):
         load_policy(str(ckpt))
 
