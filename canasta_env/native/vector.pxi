@@ -111,16 +111,16 @@ cdef class VectorGames:
             raise ValueError(f"reward_scale must be a positive finite number, got {reward_scale!r}")
         cdef cn_options o
         _fill_options(&o, options)
-        self.n_rounds = max(options.rounds, 1)
+        self.n_rounds = max(o.rounds, 1)  # as the checked struct holds it
         if isinstance(starting_scores, str) and starting_scores == "sample":
             self.sample_scores = True
             self.start_scores[0] = self.start_scores[1] = 0
         elif (isinstance(starting_scores, (tuple, list)) and len(starting_scores) == 2 and
               all(isinstance(x, (int, np.integer)) and not isinstance(x, bool)
-                  and -1_000_000 <= x <= 1_000_000 for x in starting_scores)):
+                  and -1_000_000 <= _operator.index(x) <= 1_000_000 for x in starting_scores)):
             self.sample_scores = False
-            self.start_scores[0] = int(starting_scores[0])
-            self.start_scores[1] = int(starting_scores[1])
+            self.start_scores[0] = _operator.index(starting_scores[0])
+            self.start_scores[1] = _operator.index(starting_scores[1])
         else:
             raise ValueError(f"starting_scores must be 'sample' or two ints within "
                              f"+-1,000,000, got {starting_scores!r}")
@@ -128,9 +128,9 @@ cdef class VectorGames:
             self.sample_round = True
             self.start_round = 0
         elif (isinstance(starting_round, (int, np.integer)) and not isinstance(starting_round, bool)
-              and 1 <= starting_round <= self.n_rounds):
+              and 1 <= _operator.index(starting_round) <= self.n_rounds):
             self.sample_round = False
-            self.start_round = int(starting_round) - 1
+            self.start_round = _operator.index(starting_round) - 1
         else:
             raise ValueError(f"starting_round must be 'sample' or a round 1..{self.n_rounds}, "
                              f"got {starting_round!r}")

@@ -1,0 +1,182 @@
+"""Inputs that reach the native core without passing the position reader or RulesOptions'
+checks (issue 32 review): options changed after validation (a tampered pickle,
+``object.__setattr__``, a subclass that skips ``__post_init__``) and hand-built Python
+games handed to ``NativeGame.from_game``. Each was copied into the C state unchecked and
+let the core write or read past its arrays (a deal of 50 decks into the 480-card stock, a
+seat 1000 read as ``hands[1000]``); each must now be refused with a Python exception,
+the same way on both backends."""
+
+from __future__ import annotations
+
+import pickle
+from dataclasses import dataclass
+
+import pytest
+
+from canasta_env.engine import Game
+from canasta_env.engine.options import OptionsError, RulesOptions, classic, hand_and_foot
+from canasta_env.engine.position import PositionError
+from canasta_env.native import available as NATIVE
+from canasta_env.native.fallback import PyNativeGame
+
+pytestmark = pytest.mark.skipif(not NATIVE, reason="the compiled core is not built")
+
+if NATIVE:
+    from canasta_env.native import NativeGame, VectorGames
+    from canasta_env.native._core import _restore_vector
+
+
+def _tampered(base: RulesOptions | None = None, **changes) -> RulesOptions:
+    """``base`` with fields changed past RulesOptions' checks, as an unpickled tampered
+    pickle gives them (pickle restores a dataclass's fields without __post_init__)."""
+    o = pickle.loads(pickle.dumps(base or classic()))
+    for k, v in changes.items():
+        object.__setattr__(o, k, v)
+    return pickle.loads(pickle.dumps(o))
+
+
+@dataclass(frozen=True)
+class _Unchecked(RulesOptions):
+    def __post_init__(self) -> None:  # skips every check
+        pass
+
+
+class _LyingInt(int):
+    """An int whose comparisons always pass (its value is what C reads)."""
+
+    def __le__(self, other):
+        return True
+
+    def __ge__(self, other):
+        return True
+
+    def __lt__(self, other):
+        return True
+
+    def __gt__(self, other):
+        return True
+
+
+BAD_OPTIONS = {
+    "decks past the pack's capacity": lambda: _tampered(decks=50),
+    "hand_size past the pack": lambda: _tampered(hand_size=400),
+    "draw_count past its bound": lambda: _tampered(draw_count=10**6),
+    "a bool field that is not 0 / 1": lambda: _tampered(black_three_melds=7),
+    "opening_minimums past 32 entries": lambda: _tampered(
+        opening_minimums=tuple((i, 50) for i in range(40))),
+    "a subclass that skips the checks": lambda: _Unchecked(decks=50),
+    "an int whose comparisons lie": lambda: classic(decks=_LyingInt(50)),
+    "foot_size past its bound (Hand and Foot)": lambda: _tampered(hand_and_foot(),
+                                                                  foot_size=200),
+}
+
+
+@pytest.mark.parametrize("make", BAD_OPTIONS.values(), ids=BAD_OPTIONS.keys())
+def test_options_changed_after_validation_are_refused_by_every_native_entry(make):
+    opts = make()
+    with pytest.raises((OptionsError, ValueError, TypeError)):
+        NativeGame(opts, seed=1)
+    with pytest.raises((OptionsError, ValueError, TypeError)):
+        VectorGames(2, opts, 0)
+    with pytest.raises((OptionsError, ValueError, TypeError)):
+        _restore_vector(2, opts, (0.001, (0, 0), 1), None)
+    g = Game(classic(), seed=1)
+    g.options = opts
+    with pytest.raises((OptionsError, ValueError, TypeError)):
+        NativeGame.from_game(g)
+
+
+def test_a_pickled_batch_with_tampered_options_is_refused():
+    vg = VectorGames(2, classic(), 0)
+    fn, (n, _opts, init, state) = vg.__reduce__()
+    data = pickle.dumps((fn, n, _tampered(decks=50), init, state))
+    fn, n, opts, init, state = pickle.loads(data)
+    with pytest.raises((OptionsError, ValueError)):
+        fn(n, opts, init, state)
+
+
+def test_valid_options_still_load_and_a_changed_object_is_checked_again():
+    o = classic()
+    NativeGame(o, seed=1)
+    object.__setattr__(o, "decks", 50)  # the same object, changed after its first use
+    with pytest.raises((OptionsError, ValueError)):
+        NativeGame(o, seed=1)
+
+
+def _game(**changes):
+    g = Game(classic(), seed=1)
+    for k, v in changes.items():
+        if "." in k:
+            name, i = k.split(".")
+            getattr(g, name)[int(i)] = v
+        else:
+            setattr(g, k, v)
+    return g
+
+
+BAD_GAMES = {
+    "current seat 1000": dict(current=1000),
+    "current seat -5": dict(current=-5),
+    "dealer 99": dict(dealer=99),
+    "phase 99": dict(phase=99),
+    "asked 1000": dict(asked=1000),
+    "went_out 50": dict(went_out=50),
+    "winner 7": dict(winner=7),
+    "hand_number 2**31 - 1": dict(hand_number=2**31 - 1),
+    "red 3s 10**9": {"red3.0": 10**9},
+    "minimum -10**9": {"minimum.0": -10**9},
+    "a hand of 1000 jokers": {"hands.1": [1000] + [0] * 14},
+    "a negative card count": {"hands.1": [-3] + [0] * 14},
+    "a wild meld of 10**6 jokers": {"wild_meld.0": [10**6, 0]},
+}
+
+
+@pytest.mark.parametrize("changes", BAD_GAMES.values(), ids=BAD_GAMES.keys())
+def test_a_hand_built_game_is_checked_like_a_position_on_both_backends(changes):
+    with pytest.raises((PositionError, IndexError)):
+        PyNativeGame.from_game(_game(**changes))
+    with pytest.raises((PositionError, IndexError)):
+        NativeGame.from_game(_game(**changes))
+
+
+def test_from_game_keeps_a_valid_game_whole():
+    g = Game(hand_and_foot(), seed=3)
+    for _ in range(30):
+        g.apply(g.legal_actions()[0])
+    ng = NativeGame.from_game(g)
+    assert ng.to_position() == PyNativeGame.from_game(g).to_position()
+
+
+class _LyingEq(_LyingInt):
+    """An int that is equal to everything (``x in range(4)`` passes)."""
+
+    def __eq__(self, other):
+        return True
+
+    def __ne__(self, other):
+        return False
+
+    __hash__ = int.__hash__
+
+
+LYING_POSITIONS = {
+    "turn_points": lambda p: p["turn"].__setitem__("turn_points", _LyingInt(2**31 - 1)),
+    "turn.asked": lambda p: p["turn"].__setitem__("asked", _LyingInt(1000)),
+    "minimum": lambda p: p["minimum"].__setitem__(0, _LyingInt(-10**9)),
+    "decisions": lambda p: p.__setitem__("decisions", _LyingInt(2**62)),
+    "hand_number": lambda p: p.__setitem__("hand_number", _LyingInt(2**31 - 1)),
+    "current": lambda p: p.__setitem__("current", _LyingEq(1000)),
+    "dealer": lambda p: p.__setitem__("dealer", _LyingEq(1000)),
+    "winner": lambda p: p.__setitem__("winner", _LyingEq(7)),
+}
+
+
+@pytest.mark.parametrize("tamper", LYING_POSITIONS.values(), ids=LYING_POSITIONS.keys())
+def test_int_subclasses_in_a_position_are_checked_by_their_value_on_both_backends(tamper):
+    from canasta_env.engine import to_position
+
+    for cls in (NativeGame, PyNativeGame):
+        pos = to_position(Game(classic(), seed=1))
+        tamper(pos)
+        with pytest.raises(PositionError):
+            cls.from_position(pos)
