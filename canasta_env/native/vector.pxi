@@ -473,8 +473,14 @@ cdef class VectorGames:
 
 
 def _restore_vector(num_games, options, init_args, state):
-    """A :class:`VectorGames` from ``VectorGames.__reduce__``'s state."""
+    """A :class:`VectorGames` from ``VectorGames.__reduce__``'s state (its number of
+    positions checked against ``num_games`` first: a tampered pickle cannot make a
+    batch larger than the positions it holds)."""
     reward_scale, starting_scores, starting_round = init_args
+    if not isinstance(state, tuple) or len(state) != 7 or not hasattr(state[0], "__len__") \
+            or len(state[0]) != num_games:
+        raise ValueError(f"a pickled VectorGames of {num_games!r} games must hold as many "
+                         f"positions"[:200])
     cdef VectorGames vg = VectorGames(num_games, options, 0, reward_scale, starting_scores,
                                       starting_round)
     vg._restore(state)

@@ -78,8 +78,10 @@ def test_options_changed_after_validation_are_refused_by_every_native_entry(make
         NativeGame(opts, seed=1)
     with pytest.raises((OptionsError, ValueError, TypeError)):
         VectorGames(2, opts, 0)
+    vg = VectorGames(2, classic(), 0)
+    state = vg.__reduce__()[1][3]
     with pytest.raises((OptionsError, ValueError, TypeError)):
-        _restore_vector(2, opts, (0.001, (0, 0), 1), None)
+        _restore_vector(2, opts, (0.001, (0, 0), 1), state)
     g = Game(classic(), seed=1)
     g.options = opts
     with pytest.raises((OptionsError, ValueError, TypeError)):
@@ -180,3 +182,17 @@ def test_int_subclasses_in_a_position_are_checked_by_their_value_on_both_backend
         tamper(pos)
         with pytest.raises(PositionError):
             cls.from_position(pos)
+
+
+def test_a_pickled_batch_claiming_more_games_than_it_holds_is_refused_before_allocating():
+    from canasta_env.native._core import MAX_GAMES
+
+    vg = VectorGames(2, classic(), 0)
+    fn, (n, opts, init, state) = vg.__reduce__()
+    # 2**24 games would be tens of GB of C states (MemoryError, or the machine's memory
+    # dealt full) before the two positions were found to be too few
+    with pytest.raises(ValueError, match="must hold as many positions"):
+        fn(MAX_GAMES, opts, init, state)
+    with pytest.raises(ValueError):
+        fn(3, opts, init, state)
+    assert fn(n, opts, init, state).position(1) == vg.position(1)
