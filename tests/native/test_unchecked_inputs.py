@@ -196,3 +196,20 @@ def test_a_pickled_batch_claiming_more_games_than_it_holds_is_refused_before_all
     with pytest.raises(ValueError):
         fn(3, opts, init, state)
     assert fn(n, opts, init, state).position(1) == vg.position(1)
+
+
+@pytest.mark.parametrize("backend", ["native", "python"])
+def test_env_reset_seed_is_an_int_numpy_ints_included(backend):
+    import numpy as np
+
+    import canasta_env
+
+    e = canasta_env.env(backend=backend)
+    e.reset(seed=3)
+    first = e.observe(e.agent_selection)["observation"].copy()
+    e.reset(seed=np.int64(3))  # random.seed refused numpy ints
+    np.testing.assert_array_equal(e.observe(e.agent_selection)["observation"], first)
+    e.reset(seed=np.uint64(2**64 - 1))
+    for bad in (True, 3.0, "3", np.float32(3)):  # random.seed took these silently
+        with pytest.raises(TypeError, match="seed must be an int or None"):
+            e.reset(seed=bad)
