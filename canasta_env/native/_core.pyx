@@ -585,6 +585,7 @@ cdef class NativeGame:
         """An independent copy: the C state (the deal generator's state included) copied
         in one block, the log and history lists copied shallowly (their entries are never
         modified by the game). The copy plays on exactly as this game would."""
+        self._ready()
         cdef NativeGame ng = NativeGame.__new__(NativeGame)
         memcpy(ng.s, self.s, sizeof(cn_state))
         ng.options = self.options
@@ -611,6 +612,7 @@ cdef class NativeGame:
     def to_game(self, copy=True):
         """A Python engine :class:`~canasta_env.engine.Game` with this state (with
         ``copy=False`` it shares this game's event log and history lists: read only)."""
+        self._ready()
         if not copy:
             return _mirror(self.s, self.options, self.seed, self.history, self.log)
         return _mirror(self.s, self.options, self.seed, [dict(h) for h in self.history],
@@ -618,6 +620,7 @@ cdef class NativeGame:
 
     def to_position(self):
         """The state in the JSON position format (:func:`canasta_env.engine.to_position`)."""
+        self._ready()
         return _py_to_position(_mirror(self.s, self.options, self.seed, self.history, self.log))
 
     @property
@@ -677,7 +680,17 @@ cdef class NativeGame:
         """Whether each partnership has opened this hand."""
         return [bool(self.s.opened[0]), bool(self.s.opened[1])]
 
+    cdef int _ready(self) except -1:
+        """Refuse a game made by ``NativeGame.__new__`` alone (no options, a zeroed C
+        state: its legal ids are not its action count's, and the search wrote past its
+        arrays); every constructor sets ``options``."""
+        if self.options is None:
+            raise RuntimeError("this NativeGame was never set up (NativeGame.__new__ without "
+                               "__init__): use NativeGame(...), from_position or from_game")
+        return 0
+
     cdef _refresh(self):
+        self._ready()
         if not self.legal_ok:
             self.nlegal = cn_legal_actions(self.s, self.legal)
             self.legal_ok = True
@@ -704,6 +717,7 @@ cdef class NativeGame:
         Raises:
             IllegalActionError: not an int id, out of range, or not legal here.
         """
+        self._ready()
         if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
             raise IllegalActionError(f"action must be an int id, got {action!r}")
         a = int(action)
@@ -730,6 +744,7 @@ cdef class NativeGame:
         Raises:
             TypeError / ValueError: ``seat`` not an int in 0..3, or a bad ``out``.
         """
+        self._ready()
         cdef int st = _int_in("seat", seat, 0, 3)
         cdef int n = cn_obs_size(&self.s.o)
         if out is None:
@@ -749,6 +764,7 @@ cdef class NativeGame:
             RuntimeError: the hand is not over, or the game already lasted
                 ``limits.MAX_HANDS`` hands.
         """
+        self._ready()
         if self.s.phase != 4:
             raise RuntimeError(f"next_hand() needs a finished hand; phase is {self.phase.name}")
         if self.s.hand_number + 1 >= _L.MAX_HANDS:

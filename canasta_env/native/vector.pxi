@@ -156,6 +156,14 @@ cdef class VectorGames:
         self.initialised = True
         self.reset(seed)
 
+    cdef int _ready(self) except -1:
+        """Refuse a batch made by ``VectorGames.__new__`` alone (zeroed games with no legal
+        action: sample_actions divided by zero); ``__init__`` sets it up."""
+        if not self.initialised:
+            raise RuntimeError("this VectorGames was never set up (VectorGames.__new__ "
+                               "without __init__): use VectorGames(...)")
+        return 0
+
     def reset(self, seed=0):
         """Deal every game afresh: ``seed`` an int (game i gets ``seed + i``) or a
         sequence of ``num_games`` ints (one seed per game). Returns ``observations``.
@@ -164,6 +172,7 @@ cdef class VectorGames:
             TypeError: a seed that is not an int (bools, floats and strings included).
             ValueError: a sequence of the wrong length. Nothing was changed.
         """
+        self._ready()
         def is_int(x):
             return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
 
@@ -247,6 +256,7 @@ cdef class VectorGames:
             IllegalActionError: an action not legal in its game.
             In every case no game was changed; the messages name the game and the action.
         """
+        self._ready()
         arr = np.asarray(actions)
         if arr.dtype.kind not in "iu":
             raise TypeError(f"actions must be integers, got dtype {arr.dtype}")
@@ -308,6 +318,7 @@ cdef class VectorGames:
             IndexError: an index outside ``0..num_games-1``.
             In both cases nothing was changed.
         """
+        self._ready()
         arr = np.asarray(games).reshape(-1)
         if arr.size and arr.dtype.kind not in "iu":
             raise TypeError(f"games must be integer indices, got dtype {arr.dtype} (for a bool "
@@ -352,6 +363,7 @@ cdef class VectorGames:
     def sample_actions(self, out=None):
         """A uniformly random legal action per game (native generator), into ``out``
         (int64, shape (num_games,)) when given; for random play and benchmarks."""
+        self._ready()
         if out is None:
             out = np.empty(self.num_games, dtype=np.int64)
         cdef long long[::1] o = out
@@ -371,6 +383,7 @@ cdef class VectorGames:
         Raises:
             TypeError: ``i`` not an int. IndexError: outside 0..num_games-1.
         """
+        self._ready()
         i = self._index(i)
         return _py_to_position(_mirror(&self.games[i], self.options, int(self.seeds[i]), [], []))
 
@@ -390,6 +403,7 @@ cdef class VectorGames:
             ValueError: other options than the batch's, or nobody on turn. In every case
             the batch is unchanged.
         """
+        self._ready()
         i = self._index(i)
         g = _py_from_position(pos)
         if g.options != self.options:
@@ -412,6 +426,7 @@ cdef class VectorGames:
         """An independent copy that steps on exactly as this batch would: every game's C
         state (its generator included), the seeds, episode counters, the batch generator
         and every array copied."""
+        self._ready()
         reward_scale, starting_scores, starting_round = self._init_args
         cdef VectorGames vg = VectorGames(self.num_games, self.options, 0, reward_scale,
                                           starting_scores, starting_round)
@@ -430,6 +445,7 @@ cdef class VectorGames:
         """Pickled as each game's JSON position and generator state, the seeds and
         episode counters, the batch generator and the arrays of the last step; unpickling
         checks every position with the engine's reader."""
+        self._ready()
         cdef int i
         games = [(self.position(i), int(self.games[i].rng)) for i in range(self.num_games)]
         state = (games, [int(self.seeds[i]) for i in range(self.num_games)],

@@ -213,3 +213,25 @@ def test_env_reset_seed_is_an_int_numpy_ints_included(backend):
     for bad in (True, 3.0, "3", np.float32(3)):  # random.seed took these silently
         with pytest.raises(TypeError, match="seed must be an int or None"):
             e.reset(seed=bad)
+
+
+def test_objects_made_by_new_alone_are_refused_not_run():
+    """``NativeGame.__new__`` / ``VectorGames.__new__`` without ``__init__`` left a zeroed
+    C state: search_game_values wrote past its value array (ASan heap-buffer-overflow),
+    VectorGames.sample_actions divided by zero (SIGFPE)."""
+    from canasta_env.native._core import NativeHeuristic, determinised, search_game_values, \
+        search_values
+
+    h = NativeHeuristic()
+    g = NativeGame.__new__(NativeGame)
+    for call in (lambda: search_game_values(g, h, 4, 0, 100), g.legal_actions, g.copy,
+                 lambda: g.encode(0), g.to_position, g.next_hand, lambda: g.apply(5),
+                 lambda: determinised(g, 1, 0), lambda: pickle.dumps(g)):
+        with pytest.raises(RuntimeError, match="never set up"):
+            call()
+    vg = VectorGames.__new__(VectorGames, 2)
+    for call in (vg.sample_actions, lambda: vg.step([0, 0]), lambda: vg.redeal([0]),
+                 lambda: vg.position(0), lambda: vg.reset(1), lambda: pickle.dumps(vg),
+                 lambda: search_values(vg, [0, 1], h, 2)):
+        with pytest.raises(RuntimeError, match="never set up"):
+            call()
