@@ -469,12 +469,12 @@ cdef class VectorGames:
             if g.options != self.options or g.to_move is None:
                 raise ValueError(f"game {i}: the pickled position does not fit this batch")
             _load_game(&tmp, g)
-            tmp.rng = <uint64_t>(int(grng) & 0xFFFFFFFFFFFFFFFF)
+            tmp.rng = <uint64_t>_int_in(f"game {i}'s generator state", grng, 0, 2**64 - 1)
             self.games[i] = tmp
-            self.seeds[i] = <uint64_t>(int(seeds[i]) & 0xFFFFFFFFFFFFFFFF)
-            self.episodes[i] = <uint64_t>(int(episodes[i]) & 0xFFFFFFFFFFFFFFFF)
+            self.seeds[i] = <uint64_t>_int_in(f"seeds[{i}]", seeds[i], 0, 2**64 - 1)
+            self.episodes[i] = <uint64_t>_int_in(f"episodes[{i}]", episodes[i], 0, 2**64 - 1)
             self._write(i)
-        self.rng = <uint64_t>(int(rng) & 0xFFFFFFFFFFFFFFFF)
+        self.rng = <uint64_t>_int_in("the batch generator state", rng, 0, 2**64 - 1)
         self.rewards[...] = rewards
         self.dones[...] = dones
         self.final_observations[...] = final

@@ -235,3 +235,25 @@ def test_objects_made_by_new_alone_are_refused_not_run():
                  lambda: search_values(vg, [0, 1], h, 2)):
         with pytest.raises(RuntimeError, match="never set up"):
             call()
+
+
+@pytest.mark.parametrize("where, value", [
+    ("generator", "5"), ("generator", 2.5), ("generator", -1), ("seed", 2**64),
+    ("episode", "0"), ("rng", -3), ("rng", 1.0)])
+def test_a_pickled_batch_refuses_generator_states_that_are_not_uint64(where, value):
+    """_restore took int(x) & mask of anything: '5', 2.5 and -1 were silently accepted
+    (NativeGame's _restore_game refuses them)."""
+    vg = VectorGames(2, classic(), 0)
+    fn, (n, opts, init, state) = vg.__reduce__()
+    games, seeds, episodes, rng, *arrays = state
+    games = [list(x) for x in games]
+    if where == "generator":
+        games[1][1] = value
+    elif where == "seed":
+        seeds = [0, value]
+    elif where == "episode":
+        episodes = [value, 0]
+    else:
+        rng = value
+    with pytest.raises((TypeError, ValueError)):
+        fn(n, opts, init, (games, seeds, episodes, rng, *arrays))
