@@ -257,3 +257,38 @@ def test_a_pickled_batch_refuses_generator_states_that_are_not_uint64(where, val
         rng = value
     with pytest.raises((TypeError, ValueError)):
         fn(n, opts, init, (games, seeds, episodes, rng, *arrays))
+
+
+_BIG_REQUIREMENTS = r"""
+import random, resource, sys
+resource.setrlimit(resource.RLIMIT_AS, (3_000_000_000, 3_000_000_000))
+from canasta_env.engine import Game
+from canasta_env.engine.options import hand_and_foot
+from canasta_env.native import NativeGame
+k = 1000  # limits.REQUIREMENT_MAX
+o = hand_and_foot(clean_books_to_go_out=k, dirty_books_to_go_out=k, canastas_to_go_out=k)
+rng, check = random.Random(1), random.Random(2)
+g = NativeGame(o, seed=1)
+for _ in range(1500):
+    if g.hand_over:
+        g = NativeGame(o, seed=rng.randrange(10**6))
+    la = g.legal_actions()
+    if len(la) > 1 and check.random() < 0.1:  # the Python engine's legal actions agree
+        assert g.to_game().legal_actions() == la
+    g.apply(rng.choice(la))
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
+"""
+
+
+def test_going_out_requirements_at_their_bound_need_no_memory_of_their_size():
+    """can_meld_all sized its tables by the requirements (clean, dirty and total books to
+    go out, each up to 1,000): W * 1001**3 bytes per call, gigabytes of memory per legal
+    check (and a silently wrong answer where the allocation failed). The requirements now
+    stop at the books the cards could make."""
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", _BIG_REQUIREMENTS], capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert int(out.stdout.split()[-1]) < 400  # MB: the process, not the tables
