@@ -299,6 +299,9 @@ def _read(g: State, pos: dict) -> None:
         raise PositionError(f"bad options: {e}") from None
     g.options = opts
     g.seed = get("seed", int)
+    if g.seed.bit_length() > L.SEED_BITS_MAX:
+        raise PositionError(f"seed has {g.seed.bit_length():,} bits; at most "
+                            f"{L.SEED_BITS_MAX:,} (limits.SEED_BITS_MAX)")
     g.hand_number = _bounded("hand_number", get("hand_number", int), 0, L.MAX_HANDS - 1)
     g.dealer = get("dealer", int)
     scores = get("scores", list)

@@ -500,6 +500,9 @@ cdef class NativeGame:
         _fill_options(&self.s.o, options)
         if isinstance(seed, bool) or not isinstance(seed, int):
             raise ValueError(f"seed must be an int, got {seed!r}")
+        if seed.bit_length() > _L.SEED_BITS_MAX:
+            raise ValueError(f"seed has {seed.bit_length():,} bits; at most "
+                             f"{_L.SEED_BITS_MAX:,} (limits.SEED_BITS_MAX)")
         # every int as the exact int C will read (operator.index: an int subclass's own
         # comparisons are not trusted) and the rounds as the checked struct holds them
         if dealer is not None:

@@ -292,3 +292,26 @@ def test_going_out_requirements_at_their_bound_need_no_memory_of_their_size():
                          text=True, timeout=120)
     assert out.returncode == 0, out.stderr[-2000:]
     assert int(out.stdout.split()[-1]) < 400  # MB: the process, not the tables
+
+
+def test_a_seed_too_long_for_the_python_deal_is_refused_on_both_backends():
+    """A position's seed of 10**5000 loaded on both backends, then the Python backend's
+    next deal raised ValueError (Python converts at most 4,300 digits to text) from inside
+    env.step while the native backend played on: the seed is now bounded
+    (limits.SEED_BITS_MAX) by the reader and by both games' constructors."""
+    from canasta_env.engine import from_position, to_position
+    from canasta_env.engine import limits as L
+
+    pos = to_position(Game(seed=1))
+    pos["seed"] = 10**5000
+    for load in (from_position, NativeGame.from_position, PyNativeGame.from_position):
+        with pytest.raises(PositionError, match="seed has"):
+            load(pos)
+    for make in (Game, NativeGame, PyNativeGame):
+        with pytest.raises(ValueError, match="seed has"):
+            make(classic(), seed=-(2**L.SEED_BITS_MAX))
+    pos["seed"] = 2**L.SEED_BITS_MAX - 1  # at the bound: read, dealt, written
+    g = from_position(pos)
+    g.apply(g.legal_actions()[0])
+    assert from_position(to_position(g))
+    assert Game(classic(), seed=-(2**L.SEED_BITS_MAX - 1)).legal_actions()
