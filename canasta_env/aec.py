@@ -350,7 +350,11 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo naming convention)
         sampled starting score); ``options={"position": dict}`` starts from a saved
         JSON position instead."""
         if seed is not None:
-            self._rng.seed(seed)
+            # an int, numpy's included (gymnasium passes them); not a bool, float or str
+            # (random.seed would take those silently, or refuse numpy's ints)
+            if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+                raise TypeError(f"seed must be an int or None, got {seed!r}"[:200])
+            self._rng.seed(int(seed))
         game_seed = self._rng.getrandbits(63)
         if options and "position" in options:
             game = from_position(options["position"])

@@ -23,7 +23,7 @@ import numpy as np
 
 from .engine import Game
 from .engine.game import Phase, from_position
-from .engine.position import to_position
+from .engine.position import to_position, written_position
 from .observation import encode, obs_size
 
 
@@ -91,7 +91,7 @@ class PythonGame(Game):
     @staticmethod
     def from_game(game: Game) -> PythonGame:
         g = PythonGame.__new__(PythonGame)
-        g.__dict__.update(from_position(to_position(game), check_moves=False).__dict__)
+        g.__dict__.update(from_position(written_position(game), check_moves=False).__dict__)
         return g
 
     @staticmethod

@@ -37,7 +37,7 @@ import secrets
 
 from . import deal as _deal
 from . import legality, transitions
-from .limits import MAX_HANDS
+from .limits import MAX_HANDS, SEED_BITS_MAX
 from .options import RulesOptions, classic
 from .position import (
     POSITION_FORMAT,
@@ -86,6 +86,9 @@ class Game(State):
             seed = secrets.randbits(63)
         if not isinstance(seed, int) or isinstance(seed, bool):
             raise ValueError(f"seed must be an int or None, got {seed!r}")
+        if seed.bit_length() > SEED_BITS_MAX:
+            raise ValueError(f"seed has {seed.bit_length():,} bits; at most {SEED_BITS_MAX:,} "
+                             f"(limits.SEED_BITS_MAX)")
         self.seed = seed
         if len(scores) != 2 or not all(isinstance(s, int) for s in scores):
             raise ValueError(f"scores must be two ints, got {scores!r}")

@@ -56,6 +56,9 @@ SCORE_LIMIT = 10**15
 #: the cumulative score an observation shows at most (absolute value); larger scores are
 #: shown as this (``canasta_env.observation``: the entries stay finite and small).
 OBSERVED_SCORE_LIMIT = 10_000_000
+#: bits of a game's ``seed`` (absolute value), at most: the Python deal seeds its generator
+#: with the seed's decimal digits, which Python converts only up to 4,300 digits.
+SEED_BITS_MAX = 4096
 #: the largest ``decisions`` count of a position.
 DECISIONS_MAX = 10**15
 

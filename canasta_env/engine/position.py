@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import json
+import operator
 
 from . import limits as L
 from .cards import (
@@ -136,6 +137,22 @@ def to_position(game: State) -> dict:
     }
 
 
+def written_position(game) -> dict:
+    """:func:`to_position` of a game that may have been built or changed by hand (not by
+    the reader): PositionError instead of whatever a field of the wrong type or shape
+    raises while it is written. The loaders of a game object (``NativeGame.from_game``,
+    ``PythonGame.from_game``) read this back with :func:`read_position`.
+
+    Raises:
+        PositionError: the game cannot be written as a position.
+    """
+    try:
+        return to_position(game)
+    except (TypeError, ValueError, IndexError, KeyError, AttributeError, OverflowError) as e:
+        raise PositionError(f"not a game the position format can hold: "
+                            f"{type(e).__name__}: {e}"[:300]) from None
+
+
 def read_position(g: State, pos: dict, check_moves: bool = True) -> State:
     """Fill the blank state ``g`` (made with ``Game.__new__``) from :func:`to_position`
     output, and check it; :func:`.game.from_position` is the public entry.
@@ -237,10 +254,18 @@ def _check_scalar(x, where: str) -> None:
     raise PositionError(f"{where}: {type(x).__name__} is not a JSON value")
 
 
+def _exact(v):
+    """An int (an int subclass included) as the exact int it holds, anything else as it
+    is: the checks below compare exact ints, never a subclass's own comparisons."""
+    return operator.index(v) if isinstance(v, int) and not isinstance(v, bool) else v
+
+
 def _bounded(what: str, v, lo: int, hi: int) -> int:
-    """``v`` if it is an int (not a bool) in ``lo..hi``, else PositionError."""
+    """``v`` (as an exact int) if it is an int (not a bool) in ``lo..hi``, else
+    PositionError."""
     if isinstance(v, bool) or not isinstance(v, int):
         raise PositionError(f"{what} must be an int, got {v!r}"[:200])
+    v = operator.index(v)
     if not lo <= v <= hi:
         raise PositionError(f"{what} must be in {lo:,}..{hi:,}, got {v:,}"[:200])
     return v
@@ -266,7 +291,7 @@ def _read(g: State, pos: dict) -> None:
         v = pos[key]
         if typ is not None and not isinstance(v, typ) or isinstance(v, bool) and typ is int:
             raise PositionError(f"position field {key!r} must be {typ}, got {v!r}")
-        return v
+        return _exact(v)
 
     try:
         opts = RulesOptions.from_dict(get("options", dict))
@@ -274,6 +299,9 @@ def _read(g: State, pos: dict) -> None:
         raise PositionError(f"bad options: {e}") from None
     g.options = opts
     g.seed = get("seed", int)
+    if g.seed.bit_length() > L.SEED_BITS_MAX:
+        raise PositionError(f"seed has {g.seed.bit_length():,} bits; at most "
+                            f"{L.SEED_BITS_MAX:,} (limits.SEED_BITS_MAX)")
     g.hand_number = _bounded("hand_number", get("hand_number", int), 0, L.MAX_HANDS - 1)
     g.dealer = get("dealer", int)
     scores = get("scores", list)
@@ -281,7 +309,7 @@ def _read(g: State, pos: dict) -> None:
         raise PositionError(f"scores must be two ints, got {scores!r}"[:200])
     g.scores = [_bounded(f"scores[{t}]", x, -L.SCORE_LIMIT, L.SCORE_LIMIT)
                 for t, x in enumerate(scores)]
-    g.winner = pos.get("winner")
+    g.winner = _exact(pos.get("winner"))
     g.history = list(_at_most("history", get("history", list), L.HISTORY_MAX))
     try:
         g.phase = Phase[get("phase", str)]
@@ -307,7 +335,7 @@ def _read(g: State, pos: dict) -> None:
                for x in g.red3):
         raise PositionError(f"red_threes must be 4 counts in 0..{L.MAX_PACK}, got "
                             f"{g.red3!r}"[:200])
-    g.red3 = list(g.red3)
+    g.red3 = [_exact(x) for x in g.red3]
     g.stock = _classes(_at_most("stock", get("stock", list), L.CARD_CAPACITY), "stock")
     g.pile = _classes(_at_most("pile", get("pile", list), L.CARD_CAPACITY), "pile")
     g.pile_frozen = bool(get("pile_frozen", bool))
@@ -346,7 +374,7 @@ def _read(g: State, pos: dict) -> None:
     if len(g.minimum) != 2 or not all(isinstance(x, int) and not isinstance(x, bool)
                                       for x in g.minimum):
         raise PositionError(f"minimum must be 2 ints (one per partnership), got {g.minimum!r}")
-    g.opened, g.minimum = list(g.opened), list(g.minimum)
+    g.opened, g.minimum = list(g.opened), [_exact(x) for x in g.minimum]
     g.seat_melded = [bool(x) for x in seats("seat_melded")]
     turn = get("turn", dict)
     try:
@@ -371,13 +399,13 @@ def _read(g: State, pos: dict) -> None:
         raise
     except (KeyError, TypeError, ValueError) as e:
         raise PositionError(f"bad turn record: {e!r}") from None
-    g.went_out = pos.get("went_out")
+    g.went_out = _exact(pos.get("went_out"))
     if g.went_out is not None and (g.went_out not in range(4) or isinstance(g.went_out, bool)
                                    or g.phase < Phase.HAND_OVER):
         raise PositionError(f"went_out must be null while the hand runs, else a seat 0..3; "
                             f"got {g.went_out!r} in phase {g.phase.name}")
     g.concealed = pos.get("concealed", False)
-    g.decisions = pos.get("decisions", 0)
+    g.decisions = _exact(pos.get("decisions", 0))
     if not isinstance(g.concealed, bool) or not isinstance(g.decisions, int) or \
             isinstance(g.decisions, bool) or not 0 <= g.decisions <= L.DECISIONS_MAX:
         raise PositionError("concealed must be a bool and decisions an int in "

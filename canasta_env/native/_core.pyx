@@ -14,6 +14,7 @@ from libc.stdlib cimport calloc, free
 from libc.string cimport memcpy, memset
 
 import copy as _copy
+import operator as _operator
 from dataclasses import fields as _dataclass_fields
 
 import numpy as np
@@ -23,8 +24,8 @@ from ..engine.cards import JOKER, NUM_CLASSES, CLASS_NAMES
 from ..engine.game import Game, from_position as _py_from_position
 from ..engine.legality import refusal as _refusal_of
 from ..engine import limits as _L
-from ..engine.options import RulesOptions, classic
-from ..engine.position import to_position as _py_to_position
+from ..engine.options import OptionsError, RulesOptions, classic
+from ..engine.position import to_position as _py_to_position, written_position as _written_position
 from ..engine.scoring import ScoreSheet
 from ..engine.state import IllegalActionError, Phase
 from ..observation import SCALE_HAND_AND_FOOT, obs_size
@@ -41,6 +42,7 @@ cdef extern from "core/state.h":
     # the fields of CN_OPTION_INTS are set through CN_OPTION_FIELDS (by name); only those
     # the binding reads are declared here
     ctypedef struct cn_options:
+        int decks, jokers, rounds
         int n_opening
         cn_score opening_lo[32]
         int opening_min[32]
@@ -132,28 +134,73 @@ assert {n for n, _ in _OPTION_FIELDS} == \
     "cn_options (CN_OPTION_INTS in core/state.h) and RulesOptions have different fields"
 
 
+cdef dict _CHECKED_OPTIONS = {}  # the bytes of a filled cn_options -> RulesOptions accepted them
+_BOOL_OPTIONS = frozenset(f.name for f in _dataclass_fields(RulesOptions) if f.type in ("bool", bool))
+
+
 cdef int _fill_options(cn_options *o, object opts) except -1:
     """Every RulesOptions field into the C struct: the int and bool fields by name through
-    CN_OPTION_FIELDS, then the two tables (raises when a table is too long)."""
+    CN_OPTION_FIELDS, then the two tables (raises when a table is too long).
+
+    The values the struct holds are then checked by RulesOptions itself (rebuilt from
+    them): an options object is only trusted as far as its values, since a pickle, a
+    subclass or ``object.__setattr__`` gives RulesOptions that its ``__post_init__``
+    never saw (a deal of 50 decks would write past the 480-card stock). The check runs
+    once per distinct struct (a cache keyed by its bytes).
+
+    Raises:
+        TypeError: not a RulesOptions, or a field of the wrong type.
+        OptionsError: values RulesOptions refuses (ValueError when a table is too long).
+    """
     if not isinstance(opts, RulesOptions):
         raise TypeError(f"options must be RulesOptions, got {type(opts).__name__}")
     _fits("opening_minimums", len(opts.opening_minimums), CN_MAXMINS)
     _fits("round_minimums", len(opts.round_minimums), CN_MAXMINS)
+    memset(o, 0, sizeof(cn_options))  # padding and unused table entries: the cache key
     cdef char *base = <char *>o
     cdef int off
-    for name, off in _OPTION_FIELDS:
-        (<int *>(base + off))[0] = getattr(opts, name)
-    o.n_opening = len(opts.opening_minimums)
-    for i, (lo, m) in enumerate(opts.opening_minimums):
-        o.opening_lo[i] = lo
-        o.opening_min[i] = m
-    o.n_round_min = len(opts.round_minimums)
-    for i, m in enumerate(opts.round_minimums):
-        o.round_min[i] = m
+    try:
+        for name, off in _OPTION_FIELDS:
+            (<int *>(base + off))[0] = getattr(opts, name)
+        o.n_opening = len(opts.opening_minimums)
+        for i, (lo, m) in enumerate(opts.opening_minimums):
+            o.opening_lo[i] = lo
+            o.opening_min[i] = m
+        o.n_round_min = len(opts.round_minimums)
+        for i, m in enumerate(opts.round_minimums):
+            o.round_min[i] = m
+    except OverflowError:
+        raise OptionsError(f"an option does not fit the native core: {opts!r}"[:300]) from None
     cn_options_derive(o)
-    if o.exact != int(opts.exact_melds):
-        raise AssertionError("native exact_melds differs from RulesOptions.exact_melds")
+    key = (<char *>o)[:sizeof(cn_options)]
+    if key not in _CHECKED_OPTIONS:
+        _check_struct_options(o)
+        if len(_CHECKED_OPTIONS) >= 4096:
+            _CHECKED_OPTIONS.clear()
+        _CHECKED_OPTIONS[key] = True
     return 0
+
+
+cdef _check_struct_options(const cn_options *o):
+    """RulesOptions rebuilt from the values the C struct holds (its checks raise
+    OptionsError), and the derived fields compared with it."""
+    cdef const char *base = <const char *>o
+    cdef int off, v
+    values = {}
+    for name, off in _OPTION_FIELDS:
+        v = (<const int *>(base + off))[0]
+        if name in _BOOL_OPTIONS:
+            if v not in (0, 1):
+                raise OptionsError(f"option {name} must be a bool, got {v}")
+            values[name] = bool(v)
+        else:
+            values[name] = v
+    values["opening_minimums"] = tuple((o.opening_lo[i], o.opening_min[i])
+                                       for i in range(o.n_opening))
+    values["round_minimums"] = tuple(o.round_min[i] for i in range(o.n_round_min))
+    checked = RulesOptions(**values)
+    if o.exact != int(checked.exact_melds):
+        raise AssertionError("native exact_melds differs from RulesOptions.exact_melds")
 
 
 #: the most games one VectorGames holds
@@ -169,7 +216,7 @@ cdef object _int_in(str name, object x, object lo, object hi):
     """
     if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, np.integer)):
         raise TypeError(f"{name} must be an int, got {x!r}"[:200])
-    v = int(x)
+    v = _operator.index(x)  # the exact int (an int subclass's __int__ is not trusted)
     if not lo <= v <= hi:
         raise ValueError(f"{name} must be in {lo:,}..{hi:,}, got {v:,}"[:200])
     return v
@@ -227,8 +274,87 @@ cdef _check_capacities(object g):
 cdef _load_game(cn_state *s, object g):
     """Copy a (validated) Python engine state into the C struct: every length is checked
     first (:func:`_check_capacities`), so no loop below can write past an array; an int
-    too large for its C field raises OverflowError before it is stored."""
+    too large for its C field raises ValueError before it is stored; then every value
+    the C code indexes or counts with is checked as the struct holds it
+    (:func:`_check_loaded`)."""
     _check_capacities(g)
+    try:
+        _copy_game(s, g)
+    except OverflowError as e:
+        raise ValueError(f"a field of the game does not fit the native core: {e}") from None
+    _check_loaded(s)
+
+
+cdef _check_loaded(const cn_state *s):
+    """Refuse (ValueError) a loaded C state whose seats, phase, turn record or counts are
+    out of range, or whose cards are not the pack (so every card array and count the core
+    walks stays inside its bounds): the exact values C holds, whatever objects the Python
+    state was made of (an int subclass's comparisons cannot pass a bad value here)."""
+    cdef int c, t, i, k
+    cdef long long total[15]
+    cdef long long pack
+    bad = None
+    if not 0 <= s.current <= 3 or not 0 <= s.dealer <= 3:
+        bad = f"current {s.current} and dealer {s.dealer} must be seats 0..3"
+    elif not 0 <= s.phase <= 5:
+        bad = f"phase {s.phase} is not a Phase"
+    elif not -2 <= s.winner <= 1 or not -1 <= s.went_out <= 3 or not 0 <= s.asked <= 2:
+        bad = f"winner {s.winner}, went_out {s.went_out} or turn.asked {s.asked} out of range"
+    elif not 0 <= s.hand_number < _L.MAX_HANDS:
+        bad = f"hand_number {s.hand_number} is outside 0..{_L.MAX_HANDS - 1:,}"
+    elif not 0 <= s.turn_points <= _L.POINTS_MAX or not 0 <= s.decisions <= _L.DECISIONS_MAX:
+        bad = f"turn.turn_points {s.turn_points} or decisions {s.decisions} out of range"
+    for t in range(2):
+        if not 0 <= s.minimum[t] <= _L.POINTS_MAX:
+            bad = f"minimum[{t}] {s.minimum[t]} is outside 0..{_L.POINTS_MAX:,}"
+        for k in range(6 if s.has_sheets else 0):
+            lim = _L.SCORE_LIMIT if k == 5 else _L.HAND_POINTS_LIMIT
+            if not -lim <= s.sheets[t][k] <= lim:
+                bad = f"sheets[{t}].{_SHEET_KEYS[k]} {s.sheets[t][k]} is outside +-{lim:,}"
+    if bad is not None:
+        raise ValueError(f"the game does not fit the native core: {bad}")
+    for c in range(CN_NC):
+        total[c] = 0
+    for i in range(4):
+        if s.red3[i] < 0:
+            raise ValueError(f"the game does not fit the native core: red_threes[{i}] < 0")
+        total[3] += s.red3[i]
+        for c in range(CN_NC):
+            if s.hands[i][c] < 0 or s.feet[i][c] < 0 or s.known[i][c] < 0:
+                raise ValueError(f"the game does not fit the native core: a negative card "
+                                 f"count in seat {i}")
+            total[c] += s.hands[i][c] + s.feet[i][c]
+    for i in range(s.nstock):
+        total[s.stock[i]] += 1
+    for i in range(s.npile):
+        total[s.pile[i]] += 1
+    for i in range(s.npending):
+        total[s.pending[i]] += 1
+    for t in range(2):
+        if s.wild_meld[t][0] < 0 or s.wild_meld[t][1] < 0:
+            raise ValueError("the game does not fit the native core: a negative wild meld")
+        total[0] += s.wild_meld[t][0]
+        total[1] += s.wild_meld[t][1]
+        for c in range(CN_NC):
+            if s.nat[t][c] < 0 or s.jok[t][c] < 0 or s.two[t][c] < 0:
+                raise ValueError("the game does not fit the native core: a negative meld count")
+            total[c] += s.nat[t][c]
+            total[0] += s.jok[t][c]
+            total[1] += s.two[t][c]
+        for i in range(s.nbooks[t]):
+            if s.books[t][i][0] >= CN_NC:
+                raise ValueError("the game does not fit the native core: a book's rank")
+            total[s.books[t][i][0]] += s.books[t][i][1]
+            total[0] += s.books[t][i][2]
+            total[1] += s.books[t][i][3]
+    for c in range(CN_NC):
+        pack = s.o.jokers if c == 0 else (2 * s.o.decks if c == 2 or c == 3 else 4 * s.o.decks)
+        if total[c] != pack:
+            raise ValueError(f"the game does not fit the native core: {total[c]} cards of "
+                             f"class {CLASS_NAMES[c]}, the pack holds {pack}")
+
+
+cdef _copy_game(cn_state *s, object g):
     _fill_options(&s.o, g.options)
     s.hand_number = g.hand_number
     s.dealer = g.dealer
@@ -374,16 +500,30 @@ cdef class NativeGame:
         _fill_options(&self.s.o, options)
         if isinstance(seed, bool) or not isinstance(seed, int):
             raise ValueError(f"seed must be an int, got {seed!r}")
-        if dealer is not None and dealer not in (0, 1, 2, 3):
-            raise ValueError(f"dealer must be a seat 0..3 or None, got {dealer!r}")
+        if seed.bit_length() > _L.SEED_BITS_MAX:
+            raise ValueError(f"seed has {seed.bit_length():,} bits; at most "
+                             f"{_L.SEED_BITS_MAX:,} (limits.SEED_BITS_MAX)")
+        # every int as the exact int C will read (operator.index: an int subclass's own
+        # comparisons are not trusted) and the rounds as the checked struct holds them
+        if dealer is not None:
+            try:
+                d = _operator.index(dealer)
+            except TypeError:
+                d = None
+            if d not in (0, 1, 2, 3):
+                raise ValueError(f"dealer must be a seat 0..3 or None, got {dealer!r}")
+            dealer = d
         lim = _L.SCORE_LIMIT // 2
         if len(scores) != 2 or not all(isinstance(x, int) and not isinstance(x, bool)
-                                       and -lim <= x <= lim for x in scores):
+                                       and -lim <= _operator.index(x) <= lim for x in scores):
             raise ValueError(f"scores must be two ints within +-{lim:,}, got {scores!r}"[:200])
+        scores = [_operator.index(x) for x in scores]
+        cdef int n_rounds = max(self.s.o.rounds, 1)
         if isinstance(first_round, bool) or not isinstance(first_round, int) or \
-                not 0 <= first_round < max(options.rounds, 1):
-            raise ValueError(f"first_round must be in 0..{max(options.rounds, 1) - 1} for these "
+                not 0 <= _operator.index(first_round) < n_rounds:
+            raise ValueError(f"first_round must be in 0..{n_rounds - 1} for these "
                              f"rules, got {first_round!r}")
+        first_round = _operator.index(first_round)
         self.options = options
         self.seed = seed
         self.history = []
@@ -425,6 +565,9 @@ cdef class NativeGame:
     def from_game(game):
         """A native copy of a Python engine :class:`~canasta_env.engine.Game`."""
         cdef NativeGame ng = NativeGame.__new__(NativeGame)
+        # checked by the position reader first, as PythonGame.from_game does: a hand-built
+        # Game (seat 1000, a hand of 1000 jokers) is refused the same way on both backends
+        game = _py_from_position(_written_position(game), check_moves=False)
         _load_game(ng.s, game)
         ng.options = game.options
         ng.seed = game.seed
@@ -445,6 +588,7 @@ cdef class NativeGame:
         """An independent copy: the C state (the deal generator's state included) copied
         in one block, the log and history lists copied shallowly (their entries are never
         modified by the game). The copy plays on exactly as this game would."""
+        self._ready()
         cdef NativeGame ng = NativeGame.__new__(NativeGame)
         memcpy(ng.s, self.s, sizeof(cn_state))
         ng.options = self.options
@@ -471,6 +615,7 @@ cdef class NativeGame:
     def to_game(self, copy=True):
         """A Python engine :class:`~canasta_env.engine.Game` with this state (with
         ``copy=False`` it shares this game's event log and history lists: read only)."""
+        self._ready()
         if not copy:
             return _mirror(self.s, self.options, self.seed, self.history, self.log)
         return _mirror(self.s, self.options, self.seed, [dict(h) for h in self.history],
@@ -478,6 +623,7 @@ cdef class NativeGame:
 
     def to_position(self):
         """The state in the JSON position format (:func:`canasta_env.engine.to_position`)."""
+        self._ready()
         return _py_to_position(_mirror(self.s, self.options, self.seed, self.history, self.log))
 
     @property
@@ -537,7 +683,17 @@ cdef class NativeGame:
         """Whether each partnership has opened this hand."""
         return [bool(self.s.opened[0]), bool(self.s.opened[1])]
 
+    cdef int _ready(self) except -1:
+        """Refuse a game made by ``NativeGame.__new__`` alone (no options, a zeroed C
+        state: its legal ids are not its action count's, and the search wrote past its
+        arrays); every constructor sets ``options``."""
+        if self.options is None:
+            raise RuntimeError("this NativeGame was never set up (NativeGame.__new__ without "
+                               "__init__): use NativeGame(...), from_position or from_game")
+        return 0
+
     cdef _refresh(self):
+        self._ready()
         if not self.legal_ok:
             self.nlegal = cn_legal_actions(self.s, self.legal)
             self.legal_ok = True
@@ -564,6 +720,7 @@ cdef class NativeGame:
         Raises:
             IllegalActionError: not an int id, out of range, or not legal here.
         """
+        self._ready()
         if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
             raise IllegalActionError(f"action must be an int id, got {action!r}")
         a = int(action)
@@ -590,6 +747,7 @@ cdef class NativeGame:
         Raises:
             TypeError / ValueError: ``seat`` not an int in 0..3, or a bad ``out``.
         """
+        self._ready()
         cdef int st = _int_in("seat", seat, 0, 3)
         cdef int n = cn_obs_size(&self.s.o)
         if out is None:
@@ -609,6 +767,7 @@ cdef class NativeGame:
             RuntimeError: the hand is not over, or the game already lasted
                 ``limits.MAX_HANDS`` hands.
         """
+        self._ready()
         if self.s.phase != 4:
             raise RuntimeError(f"next_hand() needs a finished hand; phase is {self.phase.name}")
         if self.s.hand_number + 1 >= _L.MAX_HANDS:

@@ -49,6 +49,9 @@ cdef _search_into(const cn_state *root, const int *legal, int n, int determinisa
     cdef int k, d, x, done
     if root.o.num_actions != num_actions or not 0 <= n <= 98:
         raise RuntimeError("search: the game changed variant while it was being searched")
+    for k in range(n):  # each legal id a row of vals
+        if not 0 <= legal[k] < num_actions:
+            raise RuntimeError(f"search: legal action {legal[k]} is outside 0..{num_actions - 1}")
     copy = <cn_state *>calloc(1, sizeof(cn_state))
     if copy == NULL:
         raise MemoryError("search: no memory for the root state")
@@ -129,6 +132,7 @@ def search_values(VectorGames vg not None, games, NativeHeuristic heuristic not 
             range, determinisations or max_decisions out of range, a seed not an int.
         MemoryError: no memory for the rollout states.
     """
+    vg._ready()
     arr = np.asarray(games).reshape(-1)
     if arr.size and arr.dtype.kind not in "iu":
         raise TypeError(f"games must be integer indices, got dtype {arr.dtype}")

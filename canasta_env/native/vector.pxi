@@ -111,16 +111,16 @@ cdef class VectorGames:
             raise ValueError(f"reward_scale must be a positive finite number, got {reward_scale!r}")
         cdef cn_options o
         _fill_options(&o, options)
-        self.n_rounds = max(options.rounds, 1)
+        self.n_rounds = max(o.rounds, 1)  # as the checked struct holds it
         if isinstance(starting_scores, str) and starting_scores == "sample":
             self.sample_scores = True
             self.start_scores[0] = self.start_scores[1] = 0
         elif (isinstance(starting_scores, (tuple, list)) and len(starting_scores) == 2 and
               all(isinstance(x, (int, np.integer)) and not isinstance(x, bool)
-                  and -1_000_000 <= x <= 1_000_000 for x in starting_scores)):
+                  and -1_000_000 <= _operator.index(x) <= 1_000_000 for x in starting_scores)):
             self.sample_scores = False
-            self.start_scores[0] = int(starting_scores[0])
-            self.start_scores[1] = int(starting_scores[1])
+            self.start_scores[0] = _operator.index(starting_scores[0])
+            self.start_scores[1] = _operator.index(starting_scores[1])
         else:
             raise ValueError(f"starting_scores must be 'sample' or two ints within "
                              f"+-1,000,000, got {starting_scores!r}")
@@ -128,9 +128,9 @@ cdef class VectorGames:
             self.sample_round = True
             self.start_round = 0
         elif (isinstance(starting_round, (int, np.integer)) and not isinstance(starting_round, bool)
-              and 1 <= starting_round <= self.n_rounds):
+              and 1 <= _operator.index(starting_round) <= self.n_rounds):
             self.sample_round = False
-            self.start_round = int(starting_round) - 1
+            self.start_round = _operator.index(starting_round) - 1
         else:
             raise ValueError(f"starting_round must be 'sample' or a round 1..{self.n_rounds}, "
                              f"got {starting_round!r}")
@@ -156,6 +156,14 @@ cdef class VectorGames:
         self.initialised = True
         self.reset(seed)
 
+    cdef int _ready(self) except -1:
+        """Refuse a batch made by ``VectorGames.__new__`` alone (zeroed games with no legal
+        action: sample_actions divided by zero); ``__init__`` sets it up."""
+        if not self.initialised:
+            raise RuntimeError("this VectorGames was never set up (VectorGames.__new__ "
+                               "without __init__): use VectorGames(...)")
+        return 0
+
     def reset(self, seed=0):
         """Deal every game afresh: ``seed`` an int (game i gets ``seed + i``) or a
         sequence of ``num_games`` ints (one seed per game). Returns ``observations``.
@@ -164,6 +172,7 @@ cdef class VectorGames:
             TypeError: a seed that is not an int (bools, floats and strings included).
             ValueError: a sequence of the wrong length. Nothing was changed.
         """
+        self._ready()
         def is_int(x):
             return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
 
@@ -247,6 +256,7 @@ cdef class VectorGames:
             IllegalActionError: an action not legal in its game.
             In every case no game was changed; the messages name the game and the action.
         """
+        self._ready()
         arr = np.asarray(actions)
         if arr.dtype.kind not in "iu":
             raise TypeError(f"actions must be integers, got dtype {arr.dtype}")
@@ -308,6 +318,7 @@ cdef class VectorGames:
             IndexError: an index outside ``0..num_games-1``.
             In both cases nothing was changed.
         """
+        self._ready()
         arr = np.asarray(games).reshape(-1)
         if arr.size and arr.dtype.kind not in "iu":
             raise TypeError(f"games must be integer indices, got dtype {arr.dtype} (for a bool "
@@ -352,6 +363,7 @@ cdef class VectorGames:
     def sample_actions(self, out=None):
         """A uniformly random legal action per game (native generator), into ``out``
         (int64, shape (num_games,)) when given; for random play and benchmarks."""
+        self._ready()
         if out is None:
             out = np.empty(self.num_games, dtype=np.int64)
         cdef long long[::1] o = out
@@ -371,6 +383,7 @@ cdef class VectorGames:
         Raises:
             TypeError: ``i`` not an int. IndexError: outside 0..num_games-1.
         """
+        self._ready()
         i = self._index(i)
         return _py_to_position(_mirror(&self.games[i], self.options, int(self.seeds[i]), [], []))
 
@@ -390,6 +403,7 @@ cdef class VectorGames:
             ValueError: other options than the batch's, or nobody on turn. In every case
             the batch is unchanged.
         """
+        self._ready()
         i = self._index(i)
         g = _py_from_position(pos)
         if g.options != self.options:
@@ -412,6 +426,7 @@ cdef class VectorGames:
         """An independent copy that steps on exactly as this batch would: every game's C
         state (its generator included), the seeds, episode counters, the batch generator
         and every array copied."""
+        self._ready()
         reward_scale, starting_scores, starting_round = self._init_args
         cdef VectorGames vg = VectorGames(self.num_games, self.options, 0, reward_scale,
                                           starting_scores, starting_round)
@@ -430,6 +445,7 @@ cdef class VectorGames:
         """Pickled as each game's JSON position and generator state, the seeds and
         episode counters, the batch generator and the arrays of the last step; unpickling
         checks every position with the engine's reader."""
+        self._ready()
         cdef int i
         games = [(self.position(i), int(self.games[i].rng)) for i in range(self.num_games)]
         state = (games, [int(self.seeds[i]) for i in range(self.num_games)],
@@ -453,12 +469,12 @@ cdef class VectorGames:
             if g.options != self.options or g.to_move is None:
                 raise ValueError(f"game {i}: the pickled position does not fit this batch")
             _load_game(&tmp, g)
-            tmp.rng = <uint64_t>(int(grng) & 0xFFFFFFFFFFFFFFFF)
+            tmp.rng = <uint64_t>_int_in(f"game {i}'s generator state", grng, 0, 2**64 - 1)
             self.games[i] = tmp
-            self.seeds[i] = <uint64_t>(int(seeds[i]) & 0xFFFFFFFFFFFFFFFF)
-            self.episodes[i] = <uint64_t>(int(episodes[i]) & 0xFFFFFFFFFFFFFFFF)
+            self.seeds[i] = <uint64_t>_int_in(f"seeds[{i}]", seeds[i], 0, 2**64 - 1)
+            self.episodes[i] = <uint64_t>_int_in(f"episodes[{i}]", episodes[i], 0, 2**64 - 1)
             self._write(i)
-        self.rng = <uint64_t>(int(rng) & 0xFFFFFFFFFFFFFFFF)
+        self.rng = <uint64_t>_int_in("the batch generator state", rng, 0, 2**64 - 1)
         self.rewards[...] = rewards
         self.dones[...] = dones
         self.final_observations[...] = final
@@ -473,8 +489,14 @@ cdef class VectorGames:
 
 
 def _restore_vector(num_games, options, init_args, state):
-    """A :class:`VectorGames` from ``VectorGames.__reduce__``'s state."""
+    """A :class:`VectorGames` from ``VectorGames.__reduce__``'s state (its number of
+    positions checked against ``num_games`` first: a tampered pickle cannot make a
+    batch larger than the positions it holds)."""
     reward_scale, starting_scores, starting_round = init_args
+    if not isinstance(state, tuple) or len(state) != 7 or not hasattr(state[0], "__len__") \
+            or len(state[0]) != num_games:
+        raise ValueError(f"a pickled VectorGames of {num_games!r} games must hold as many "
+                         f"positions"[:200])
     cdef VectorGames vg = VectorGames(num_games, options, 0, reward_scale, starting_scores,
                                       starting_round)
     vg._restore(state)

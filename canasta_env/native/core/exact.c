@@ -348,6 +348,13 @@ static int can_meld_all_impl(const int *hand, const int *nat, const int *wild, i
     int cc = need_clean - have_clean; if (cc < 0) cc = 0;
     int cd = need_dirty - have_dirty; if (cd < 0) cd = 0;
     int ct = need_books - have_clean - have_dirty; if (ct < 0) ct = 0;
+    /* every book or canasta counted below takes 3 or more of the cards of the hand, the
+     * open melds and the wild meld: a requirement above that count is never met, and the
+     * tables below are sized by the requirements (each up to limits.REQUIREMENT_MAX,
+     * 1,000: W * 1001^3 bytes) */
+    int pool = wm;
+    for (int c = 0; c < CN_NC; c++) pool += hand[c] + nat[c] + wild[c];
+    if (cc > pool / 3 || cd > pool / 3 || ct > pool / 3) return 0;
     rules_t R;
     rules_of(o, &R);
     int W = nwild + 1, C = cc + 1, D = cd + 1, T = ct + 1;
