@@ -36,7 +36,7 @@ INSTALL = ("install them with: apt-get install -y chromium && "
 #: clicks one hand may take at most (a human seat makes ~20-60 decisions a hand)
 MAX_CLICKS = 400
 #: how long the page may take to answer one click (ms)
-STEP_MS = 20_000
+STEP_MS = 60_000  # a step of the page, bots and the event stream included, on 2 busy cores
 
 
 def _sync_playwright():
