@@ -81,20 +81,3 @@ assert MAX_PACK // 4 <= BOOK_CAPACITY  # a book holds max_meld_size >= 4 cards
 assert HAND_POINTS_LIMIT < _INT32_MAX // 8
 assert SCORE_LIMIT // 2 + MAX_HANDS * 6 * HAND_POINTS_LIMIT <= SCORE_LIMIT < 2**53 < _INT64_MAX
 
-
-def check_int(name: str, value, lo: int, hi: int, error: type[Exception] = ValueError) -> int:
-    """``value`` as an int if it is one (bools refused) within ``lo..hi``.
-
-    Raises:
-        TypeError: not an int (``error`` when it is not ValueError, e.g. OptionsError).
-        ``error``: outside ``lo..hi``; the message names ``name`` and the bounds.
-    """
-    import operator
-
-    if isinstance(value, bool) or not hasattr(type(value), "__index__"):
-        raise (error if error is not ValueError else TypeError)(
-            f"{name} must be an int, got {value!r}"[:200])
-    v = operator.index(value)
-    if not lo <= v <= hi:
-        raise error(f"{name} must be in {lo:,}..{hi:,}, got {v:,}"[:200])
-    return v
