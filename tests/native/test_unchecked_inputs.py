@@ -22,8 +22,9 @@ from canasta_env.native.fallback import PyNativeGame
 pytestmark = pytest.mark.skipif(not NATIVE, reason="the compiled core is not built")
 
 if NATIVE:
-    from canasta_env.native import NativeGame, VectorGames
     from canasta_env.native._core import _restore_vector
+
+    from canasta_env.native import NativeGame, VectorGames
 
 
 def _tampered(base: RulesOptions | None = None, **changes) -> RulesOptions:
@@ -219,8 +220,7 @@ def test_objects_made_by_new_alone_are_refused_not_run():
     """``NativeGame.__new__`` / ``VectorGames.__new__`` without ``__init__`` left a zeroed
     C state: search_game_values wrote past its value array (ASan heap-buffer-overflow),
     VectorGames.sample_actions divided by zero (SIGFPE)."""
-    from canasta_env.native._core import NativeHeuristic, determinised, search_game_values, \
-        search_values
+    from canasta_env.native._core import NativeHeuristic, determinised, search_game_values, search_values
 
     h = NativeHeuristic()
     g = NativeGame.__new__(NativeGame)
