@@ -128,6 +128,22 @@ def add_event_routes(app, service, seat_token, service_error) -> None:
 
     event_ref = {"$ref": "#/components/schemas/StreamEvent"}
 
+    async def open_feed(game_id: str, token: str | None, seat: int | None,
+                        given: str | None):
+        """(seat, resume point, feed) of a stream about to open, for both the HTTP stream
+        and the WebSocket. Raises ServiceError: a bad event id (400), the checks of
+        :func:`check`, too many streams (429)."""
+        try:
+            resume = None if given is None else parse_event_id(given)
+        except BadEventId as e:
+            raise ServiceError(400, str(e)) from None
+        seat = await run_in_threadpool(check, game_id, token, seat, resume)
+        try:
+            feed = hub.acquire(game_id)
+        except StreamLimit as e:
+            raise ServiceError(429, str(e), {"Retry-After": str(RETRY_AFTER)}) from None
+        return seat, resume, feed
+
     @app.get("/games/{game_id}/events",
              summary="The game's events as they happen (Server-Sent Events or NDJSON)",
              response_class=EventSourceResponse,
@@ -147,15 +163,7 @@ def add_event_routes(app, service, seat_token, service_error) -> None:
         token: str | None = Depends(seat_token),
     ):
         given = last_event_id if last_event_id is not None else after
-        try:
-            resume = None if given is None else parse_event_id(given)
-        except BadEventId as e:
-            raise ServiceError(400, str(e)) from None
-        seat = await run_in_threadpool(check, game_id, token, seat, resume)
-        try:
-            feed = hub.acquire(game_id)
-        except StreamLimit as e:
-            raise ServiceError(429, str(e), {"Retry-After": str(RETRY_AFTER)}) from None
+        seat, resume, feed = await open_feed(game_id, token, seat, given)
         released = False
 
         def release() -> None:
@@ -185,15 +193,7 @@ def add_event_routes(app, service, seat_token, service_error) -> None:
                 raise ServiceError(401, "Authorization must be 'Bearer <token from POST /games>'")
             if seat is not None and not 0 <= seat <= 3:
                 raise ServiceError(400, f"seat must be 0..3, got {seat}")
-            try:
-                resume = None if given is None else parse_event_id(given)
-            except BadEventId as e:
-                raise ServiceError(400, str(e)) from None
-            seat = await run_in_threadpool(check, game_id, token, seat, resume)
-            try:
-                feed = hub.acquire(game_id)
-            except StreamLimit as e:
-                raise ServiceError(429, str(e), {"Retry-After": str(RETRY_AFTER)}) from None
+            seat, resume, feed = await open_feed(game_id, token, seat, given)
         except ServiceError as e:
             await _deny(websocket, e)
             return

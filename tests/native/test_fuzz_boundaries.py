@@ -173,8 +173,10 @@ def _past_capacity_cases():
            "melds[0]['4'].naturals must be in 0..456")
 
 
-@pytest.mark.parametrize("name,pos,message", list(_past_capacity_cases()),
-                         ids=[c[0] for c in _past_capacity_cases()])
+PAST_CAPACITY = list(_past_capacity_cases())
+
+
+@pytest.mark.parametrize("name,pos,message", PAST_CAPACITY, ids=[c[0] for c in PAST_CAPACITY])
 def test_past_every_capacity_every_loader_refuses_with_the_field_named(name, pos, message):
     variant = pos["options"]["variant"]
     for loader, load in _loaders(variant):
