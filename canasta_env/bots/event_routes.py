@@ -24,6 +24,7 @@ import json
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
+from starlette.responses import Response
 
 from .events import NDJSON, SSE, BadEventId, EventHub, StreamLimit, parse_event_id
 from .service.auth import authorize
@@ -90,6 +91,67 @@ class StreamEvent(BaseModel):
     data: DealEvent | MoveEvent | TurnEvent | HandOverEvent | GameOverEvent | ClosedEvent
 
 
+class EventStream(Response):
+    """The HTTP response of an event stream: ``body`` (an async iterator of encoded
+    events and keep-alives, :meth:`EventHub.stream`) sent chunk by chunk, until it ends,
+    the client disconnects, or one send does not complete within ``send_timeout``
+    seconds (a client that stopped reading); ``release()`` then frees the stream's place,
+    whether or not the body was ever sent.
+
+    A plain ASGI loop: per stream one task watching for the disconnect, per send one
+    timer, nothing per event -- a server holds hundreds of these."""
+
+    # no class-level media_type: the OpenAPI schema takes the errors' (JSON) from it
+
+    def __init__(self, body=None, media_type: str = SSE, send_timeout: float = 30.0,
+                 release=None, status_code: int = 200) -> None:
+        # not Response.__init__: the body is sent as it comes, not rendered once
+        self.body, self.media_type, self.status_code = body, media_type, status_code
+        self.send_timeout, self.release = send_timeout, release
+        self.background = None
+
+    async def __call__(self, scope, receive, send) -> None:
+        import asyncio
+
+        task = asyncio.current_task()
+        loop = asyncio.get_running_loop()
+        stopped: list[str] = []  # why this stream was cut short: "gone" / "stuck"
+
+        def stop(why: str) -> None:
+            if not stopped:
+                stopped.append(why)
+                task.cancel()
+
+        async def watch() -> None:  # the client's disconnect ends the stream at once
+            while (await receive())["type"] != "http.disconnect":
+                pass
+            stop("gone")
+
+        watcher = loop.create_task(watch())
+        try:
+            await send({"type": "http.response.start", "status": 200, "headers": [
+                (b"content-type", self.media_type.encode() + (
+                    b"; charset=utf-8" if self.media_type == SSE else b"")),
+                (b"cache-control", b"no-cache"), (b"x-accel-buffering", b"no")]})
+            async for chunk in self.body:
+                timer = loop.call_later(self.send_timeout, stop, "stuck")
+                try:
+                    await send({"type": "http.response.body", "body": chunk,
+                                "more_body": True})
+                finally:
+                    timer.cancel()
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
+        except asyncio.CancelledError:
+            if not stopped:  # the server is stopping: not ours to swallow
+                raise
+        except OSError:  # the connection broke
+            pass
+        finally:
+            watcher.cancel()
+            await self.body.aclose()
+            self.release()
+
+
 def add_event_routes(app, service, seat_token, service_error) -> None:
     """Add ``GET /games/{game_id}/events`` to ``app`` for ``service`` (its
     ``service.events`` hub); ``seat_token``: the dependency giving the bearer token;
@@ -98,28 +160,14 @@ def add_event_routes(app, service, seat_token, service_error) -> None:
     from fastapi import Depends, Header, Query, WebSocket, WebSocketDisconnect
     from fastapi.concurrency import run_in_threadpool
     from fastapi.responses import JSONResponse
-    from sse_starlette.sse import EventSourceResponse
 
     ServiceError = service_error  # noqa: N806
 
     hub: EventHub = service.events
 
-    class EventStream(EventSourceResponse):
-        """Releases the stream's place whether or not the body was ever sent."""
-
-        def __init__(self, *args, release, **kwargs) -> None:
-            super().__init__(*args, **kwargs)
-            self._release = release
-
-        async def __call__(self, scope, receive, send) -> None:
-            try:
-                await super().__call__(scope, receive, send)
-            finally:
-                self._release()
-
     def check(game_id: str, token: str | None, seat: int | None,
               resume: tuple[int, int] | None) -> int | None:
-        row = service._row(game_id)
+        row = service._row(game_id, position=False)
         seat = authorize(row, token, seat, "the event stream")
         if resume is not None and resume[0] > row.decisions:
             raise ServiceError(400, f"event id {resume[0]} is past game {game_id!r}'s last move "
@@ -137,7 +185,11 @@ def add_event_routes(app, service, seat_token, service_error) -> None:
             resume = None if given is None else parse_event_id(given)
         except BadEventId as e:
             raise ServiceError(400, str(e)) from None
-        seat = await run_in_threadpool(check, game_id, token, seat, resume)
+        header = hub.header(game_id, None if resume is None else resume[0])
+        if header is not None:  # a live feed of this server: no database read
+            seat = authorize(header, token, seat, "the event stream")
+        else:
+            seat = await run_in_threadpool(check, game_id, token, seat, resume)
         try:
             feed = hub.acquire(game_id)
         except StreamLimit as e:
@@ -146,7 +198,7 @@ def add_event_routes(app, service, seat_token, service_error) -> None:
 
     @app.get("/games/{game_id}/events",
              summary="The game's events as they happen (Server-Sent Events or NDJSON)",
-             response_class=EventSourceResponse,
+             response_class=EventStream,
              responses={200: {"description": "the stream: SSE messages (id, event, data: a "
                                               "StreamEvent's fields) or NDJSON lines",
                               "content": {SSE: {"schema": {"type": "string"}},
@@ -173,11 +225,9 @@ def add_event_routes(app, service, seat_token, service_error) -> None:
                 hub.release(feed)
 
         media = NDJSON if NDJSON in accept else SSE
-        body = hub.stream(feed, seat, resume, media, release)
-        return EventStream(body, media_type=media, ping=hub.keepalive,
-                           ping_message_factory=(lambda: b"\n") if media == NDJSON else None,
-                           send_timeout=hub.send_timeout, release=release,
-                           headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+        body = hub.stream(feed, seat, resume, media, release,
+                          keepalive=b"\n" if media == NDJSON else b": ping\r\n\r\n")
+        return EventStream(body, media, hub.send_timeout, release)
 
     @app.websocket("/games/{game_id}/ws")
     async def game_socket(websocket: WebSocket, game_id: str, seat: int | None = None,

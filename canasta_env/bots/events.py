@@ -4,11 +4,11 @@ the move log, fanned out to every stream of the game held by this server process
 Model. A game's events are a pure function of what the service stores: the deal (seed,
 rules options, starting scores of the stored position), the append-only move log
 (``seq`` 1, 2, ...) and, for a hand dealt by ``next_hand`` before anyone moved, the stored
-position's hand number. Each server process keeps one :class:`Feed` per game with open
-streams: a replica :class:`~canasta_env.engine.Game` replayed from the deal that applies
-each logged move once and turns it into events, kept in order for the feed's lifetime.
-Every stream of the game reads the same list with its own cursor and filters each event
-for its seat, so a slow stream costs the server no copy of the events.
+position's hand number. Each server process keeps one :class:`~.feeds.Feed` per game
+with open streams (and, once the server has served a stream, per game it creates, so
+that its first stream replays nothing): the game's events in order, for the feed's
+lifetime. Every stream of the game reads the same list with its own cursor and its seat's
+encodings, so a slow stream costs the server no copy of the events.
 
 Events, in order (``event`` name, then ``data``); their ``id`` is ``SEQ`` for the move
 with that sequence number and ``SEQ.K`` for the K-th event that follows move ``SEQ``
@@ -38,10 +38,14 @@ connection or a server restart (``kill -9`` included: events are made only from
 committed moves) gets every event once, in order. Without either it starts at the deal
 of the first hand.
 
-Waking: a save by this process pokes :meth:`EventHub.poke` (no delay beyond one read of
-the move log); moves stored by another process sharing a PostgreSQL database are found
-by polling the ``games`` table every ``poll`` seconds (one query for all the games with
-open streams).
+Where the events come from: a request or bot worker of this server that stores moves
+has built their events as it made them (:class:`~.feeds.Recording`) and publishes them
+once they are committed (:meth:`EventHub.publish`): no replay, no read of the log. Any
+other moves -- stored by another process sharing a PostgreSQL database, or before the
+feed existed -- are read from the move log and replayed on the feed's replica game: at
+once after a save by this process (:meth:`EventHub.poke`), and by polling the ``games``
+table every ``poll`` seconds (one query for all the games with open streams). Both paths
+make the same events with the same ids (a test holds a live stream against a replay).
 
 Limits: at most ``max_streams`` streams per server and ``max_game_streams`` per game
 (:class:`StreamLimit`, a 429); a keep-alive every ``keepalive`` seconds on an idle
@@ -53,19 +57,16 @@ closes the stream, so no client holds server memory beyond its socket buffers.
 from __future__ import annotations
 
 import asyncio
-import json
+import dataclasses
 import logging
 import re
 import threading
 import time
-from collections import Counter
-from dataclasses import dataclass, field
-from typing import Any, AsyncIterator
+from typing import AsyncIterator
 
-from canasta_env.engine import Game, RulesOptions, to_position
-from canasta_env.engine.cards import CLASS_NAMES
+from canasta_env.engine import Game
 
-from .table import plain_words, starting_scores
+from .feeds import NDJSON, SSE, Event, Feed, Recording, deal_events, move_events
 
 log = logging.getLogger("canasta_env.bots.events")
 
@@ -81,13 +82,13 @@ SEND_TIMEOUT = 30.0
 POLL = 0.1
 #: seconds a feed without streams is kept (a reconnecting client finds it ready)
 FEED_GRACE = 30.0
+#: seconds the feed of a finished (or deleted) game is kept once its last stream closed
+CLOSED_GRACE = 2.0
 #: moves read from the log per query
 PAGE = 1000
 #: events sent at most in one send (one chunk of the response body)
 BATCH = 256
 
-SSE = "text/event-stream"
-NDJSON = "application/x-ndjson"
 _EVENT_ID = re.compile(r"(\d{1,12})(?:\.(\d{1,4}))?")
 
 
@@ -111,172 +112,6 @@ def parse_event_id(text: str) -> tuple[int, int]:
         raise BadEventId(f"event id {text[:40]!r} is not SEQ or SEQ.K (a move number from the "
                          f"move log, optionally '.' and the number of the event after it)")
     return int(m.group(1)), int(m.group(2) or 0)
-
-
-@dataclass
-class Event:
-    """One event of a game: ``public`` data for everyone, ``private`` extra fields per
-    seat (e.g. the drawn cards), ``id`` ``(seq, k)`` (``None``: not resumable)."""
-
-    kind: str
-    public: dict[str, Any]
-    seq: int
-    k: int
-    private: dict[int, dict[str, Any]] = field(default_factory=dict)
-    resumable: bool = True
-    _encoded: dict[tuple[int | None, str], bytes] = field(default_factory=dict, repr=False)
-
-    @property
-    def id(self) -> str | None:
-        if not self.resumable:
-            return None
-        return str(self.seq) if self.k == 0 else f"{self.seq}.{self.k}"
-
-    def data(self, seat: int | None) -> dict[str, Any]:
-        """What ``seat`` (``None``: the public) may see of this event."""
-        extra = self.private.get(seat) if seat is not None else None
-        return {**self.public, **extra} if extra else self.public
-
-    def encode(self, seat: int | None, media_type: str) -> bytes:
-        """The event as one SSE message or one NDJSON line (``{"id", "event", "data"}``)
-        for ``seat``'s stream (encoded once per seat and format)."""
-        key = (seat, media_type)
-        out = self._encoded.get(key)
-        if out is None:
-            data = json.dumps(self.data(seat), separators=(",", ":"))
-            if media_type == NDJSON:
-                out = (json.dumps({"id": self.id, "event": self.kind}, separators=(",", ":"))
-                       [:-1] + ',"data":' + data + "}\n").encode()
-            else:
-                head = "" if self.id is None else f"id: {self.id}\n"
-                out = f"{head}event: {self.kind}\ndata: {data}\n\n".encode()
-            self._encoded[key] = out
-        return out
-
-
-class Feed:
-    """The events of one game for this server: a replica game replayed from the deal,
-    advanced by the hub from the move log. ``events`` only grows; ``closed`` once the
-    game is over or gone."""
-
-    def __init__(self, game_id: str) -> None:
-        self.game_id = game_id
-        self.lock = threading.Lock()  # the replica and the events are changed under it
-        self.events: list[Event] = []
-        self.game: Game | None = None
-        self.seq = 0  # moves applied
-        self.version = -1  # the stored version last looked at
-        self.closed = False
-        self.streams = 0
-        self.idle_since = time.monotonic()
-        self.ready = False
-        self._signal: asyncio.Event | None = None
-
-    # ------------------------------------------------------------ building (threads)
-    def _emit(self, kind: str, public: dict, private: dict | None = None,
-              resumable: bool = True) -> None:
-        k = 0 if kind == "move" else (self.events[-1].k + 1 if self.events and
-                                       self.events[-1].seq == self.seq else 1)
-        self.events.append(Event(kind, public, self.seq, k, private or {}, resumable))
-
-    def _deal(self) -> None:
-        g = self.game
-        self._emit("deal", {"hand_number": g.hand_number, "dealer": g.dealer,
-                            "to_move": g.to_move, "stock_size": len(g.stock), "hand": None},
-                   {s: {"hand": _names(g.hands[s])} for s in range(4)})
-
-    def start(self, position: dict) -> None:
-        """The replica at the deal of the stored game (``position``: its stored JSON)."""
-        self.game = Game(RulesOptions.from_dict(position["options"]), seed=position["seed"],
-                         scores=starting_scores(position))
-        self._deal()
-
-    def apply(self, move: dict) -> None:
-        """Apply one logged move (``seq``, ``hand_number``, ``seat``, ``action``,
-        ``description``, ``at``) and emit its events.
-
-        Raises:
-            ValueError: the move does not follow (another seq, not that seat's turn).
-        """
-        g = self.game
-        if move["seq"] != self.seq + 1:
-            raise ValueError(f"move {move['seq']} follows move {self.seq}")
-        while g.hand_number < move["hand_number"] and g.hand_over and not g.game_over:
-            g.next_hand()
-            self._deal()
-        if g.to_move != move["seat"]:
-            raise ValueError(f"move {move['seq']}: seat {move['seat']} is not on turn")
-        seat = move["seat"]
-        hand_before, red_before = list(g.hands[seat]), g.red3[seat]
-        hand = g.hand_number
-        g.apply(move["action"])
-        self.seq = move["seq"]
-        private = {}
-        drawn = None
-        if move["action"] == 0:
-            gained = Counter({c: n for c, n in enumerate(g.hands[seat])}) - \
-                Counter({c: n for c, n in enumerate(hand_before)})
-            drawn = ["red 3"] * max(0, g.red3[seat] - red_before) + _names(
-                [gained.get(c, 0) for c in range(len(g.hands[seat]))])
-            private = {seat: {"drawn": drawn}}
-        self._emit("move", {"seq": self.seq, "hand_number": hand, "seat": seat,
-                            "action": move["action"], "description": move["description"],
-                            "words": plain_words(move["description"]), "to_move": g.to_move,
-                            "at": move.get("at"), "drawn": None}, private)
-        if g.hand_over:
-            pos = to_position(g)
-            variant = pos["options"]["variant"]
-            self._emit("hand_over", {
-                "hand_number": hand, "went_out": pos["went_out"],
-                "score_sheets": pos["sheets"], "scores": pos["scores"],
-                "revealed": {"hands": pos["hands"],
-                             "feet": [list(f) for f in pos["feet"]]
-                             if variant != "classic" and "feet" in pos else None}})
-            if g.game_over:
-                self._emit("game_over", {"winner": g.winner, "scores": list(g.scores)})
-                self.closed = True
-        elif g.to_move != seat:
-            self._emit("turn", {"seat": g.to_move, "hand_number": g.hand_number})
-
-    def dealt(self, hand_number: int) -> None:
-        """The stored game dealt hand ``hand_number`` (``next_hand``) before any move."""
-        g = self.game
-        while g.hand_number < hand_number and g.hand_over and not g.game_over:
-            g.next_hand()
-            self._deal()
-
-    def gone(self, reason: str) -> None:
-        if not self.closed:
-            self._emit("closed", {"reason": reason}, resumable=False)
-            self.closed = True
-
-    # ------------------------------------------------------------ reading (event loop)
-    def signal(self) -> asyncio.Event:
-        if self._signal is None:
-            self._signal = asyncio.Event()
-        return self._signal
-
-    def wake(self) -> None:
-        """Wake the streams waiting for events (in the event loop)."""
-        old, self._signal = self._signal, None
-        if old is not None:
-            old.set()
-
-    def index_after(self, seq: int, k: int) -> int:
-        """The index of the first event after id ``(seq, k)``."""
-        lo, hi = 0, len(self.events)
-        while lo < hi:
-            mid = (lo + hi) // 2
-            e = self.events[mid]
-            if (e.seq, e.k) <= (seq, k):
-                lo = mid + 1
-            else:
-                hi = mid
-        return lo
-
-
-def _names(counts) -> list[str]:
-    return [CLASS_NAMES[c] for c, n in enumerate(counts) for _ in range(n)]
 
 
 class EventHub:
@@ -317,6 +152,7 @@ class EventHub:
         self._poke: asyncio.Event | None = None
         self._pump: asyncio.Task | None = None
         self._closed = False
+
 
     @property
     def open_streams(self) -> int:
@@ -368,6 +204,78 @@ class EventHub:
         except RuntimeError:  # the loop is closed
             pass
 
+    def recording_new(self, game: Game) -> Recording | None:
+        """A :class:`Recording` of a game being created (from its deal), when this server
+        serves event streams (one was opened since it started): the game's feed is then
+        made from it (:meth:`adopt`), so its first stream replays nothing. ``None`` while
+        no stream was ever opened, or with :data:`MAX_STREAMS` feeds held."""
+        if self._loop is None or self._closed or len(self._feeds) >= self.max_streams:
+            return None
+        rec = Recording(0)
+        rec.dealt(game)
+        return rec
+
+    def adopt(self, row, recording: Recording | None) -> None:
+        """The game of ``row`` (a :class:`~canasta_env.bots.store.GameRow`) was stored
+        by this process, with the moves of ``recording`` (from :meth:`recording_new`):
+        its feed, ready, kept :data:`FEED_GRACE` seconds for a first stream."""
+        if recording is None:
+            return
+        with self._lock:
+            if row.game_id in self._feeds or self._closed:
+                return
+            feed = self._feeds[row.game_id] = Feed(row.game_id)
+            feed.publish(recording, row.position)
+            feed.version = row.version
+            feed.header = dataclasses.replace(row, position={})
+            feed.ready = True
+
+    def header(self, game_id: str, after: int | None):
+        """The stored row of ``game_id`` without its position (seats, token hashes), when
+        this server's feed of the game is live and has the moves up to ``after``: the
+        checks of a new stream then read no database. ``None``: read it."""
+        feed = self._feeds.get(game_id)
+        if feed is None or not feed.ready or feed.closed or feed.header is None or \
+                (after is not None and after > feed.seq):
+            return None
+        return feed.header
+
+    def recording(self, game_id: str, seq: int) -> Recording | None:
+        """A :class:`Recording` for the moves a request is about to make on ``game_id``
+        after its move ``seq``, when the game has a feed on this server (else ``None``:
+        nothing to build)."""
+        feed = self._feeds.get(game_id)
+        if feed is None or feed.closed:
+            return None
+        return Recording(seq)
+
+    def publish(self, game_id: str, recording: Recording | None, version: int,
+                position: dict) -> None:
+        """The moves of ``recording`` were stored, taking the game from ``version - 1``
+        to ``version`` (``position`` after them): append their events to the game's feed
+        and wake its streams, or, when the feed is not exactly at the state they follow
+        (or there is no recording), :meth:`poke` the pump, which reads them from the
+        move log. Callable from any thread."""
+        feed = self._feeds.get(game_id)
+        if feed is None:
+            return
+        if recording is not None:
+            with feed.lock:
+                follows = feed.ready and not feed.closed and feed.version == version - 1 \
+                    and feed.seq == recording.start_seq
+                if follows:
+                    feed.publish(recording, position)
+                    feed.version = version
+            if follows:
+                loop = self._loop
+                if loop is not None:
+                    try:
+                        loop.call_soon_threadsafe(feed.wake)
+                    except RuntimeError:  # the loop is closed
+                        pass
+                return
+        self.poke(game_id)
+
     def close(self) -> None:
         """Refuse new streams and stop the pump (streams end with the server)."""
         with self._lock:
@@ -391,13 +299,14 @@ class EventHub:
                 feed.start(row.position)
                 feed.version = -1
                 self._advance(feed)
+                feed.header = dataclasses.replace(row, position={})
             feed.ready = True
 
     def _advance(self, feed: Feed, progress: tuple[int, int, str] | None | bool = False) -> bool:
         """Apply the moves stored after ``feed.seq``; returns whether events were added.
         ``progress``: ``(decisions, version, status)`` when already read, ``None`` for a
         game that is gone. Called with ``feed.lock`` held."""
-        if feed.closed or feed.game is None:
+        if feed.closed or (feed.game is None and feed.position is None):
             return False
         before = len(feed.events)
         if progress is False:
@@ -406,6 +315,8 @@ class EventHub:
             feed.gone("the game was deleted or expired")
             return True
         decisions, version, _status = progress
+        if version <= feed.version:  # read before events this feed has were published
+            return False
         try:
             while feed.seq < decisions and not feed.closed:
                 page = self.moves(feed.game_id, feed.seq, PAGE)
@@ -413,7 +324,7 @@ class EventHub:
                     break
                 for m in page:
                     feed.apply(m)
-            g = feed.game
+            g = feed._replica()
             if version != feed.version and g.hand_over and not g.game_over \
                     and feed.seq >= decisions:
                 row = self.store.load(feed.game_id)
@@ -465,10 +376,10 @@ class EventHub:
     def _ensure_pump(self) -> None:
         loop = asyncio.get_running_loop()
         if self._pump is None or self._pump.done() or self._loop is not loop:
-            if self._loop is not loop:  # e.g. another test client: signals of the old loop
+            if self._loop is not loop:  # e.g. another test client: waiters of the old loop
                 with self._lock:
                     for feed in self._feeds.values():
-                        feed._signal = None
+                        feed._waiters = set()
             self._loop = loop
             self._poke = asyncio.Event()
             self._pump = loop.create_task(self._run_pump(), name="canasta-events")
@@ -484,7 +395,8 @@ class EventHub:
             now = time.monotonic()
             with self._lock:
                 for game_id, feed in list(self._feeds.items()):
-                    if feed.streams == 0 and now - feed.idle_since > FEED_GRACE:
+                    grace = CLOSED_GRACE if feed.closed else FEED_GRACE
+                    if feed.streams == 0 and now - feed.idle_since > grace:
                         del self._feeds[game_id]
                 feeds = [f for f in self._feeds.values() if f.streams and not f.closed
                          and f.ready]
@@ -499,10 +411,12 @@ class EventHub:
                 feed.wake()
 
     async def stream(self, feed: Feed, seat: int | None, after: tuple[int, int] | None,
-                     media_type: str, release=None) -> AsyncIterator[bytes]:
+                     media_type: str, release=None,
+                     keepalive: bytes | None = None) -> AsyncIterator[bytes]:
         """The encoded events of ``feed`` for ``seat`` after ``after`` (``None``: from
         the start), until the game ends or is gone; then ``release()`` (default: this
-        hub's :meth:`release` of ``feed``)."""
+        hub's :meth:`release` of ``feed``). ``keepalive``: yielded after
+        :attr:`keepalive` seconds without events (``None``: nothing)."""
         try:
             self._ensure_pump()
             if not feed.ready:
@@ -515,13 +429,19 @@ class EventHub:
                 while cursor < len(feed.events):
                     # the events ready now in one send (a bot chunk stores 200 moves at once)
                     end = min(len(feed.events), cursor + BATCH)
-                    batch = [e for e in feed.events[cursor:end] if (e.seq, e.k) > floor]
+                    if (feed.events[cursor].seq, feed.events[cursor].k) > floor:
+                        chunk = feed.chunk(cursor, end, seat, media_type)
+                    else:  # a resumed stream's first events, partly the client's already
+                        chunk = b"".join(e.encode(seat, media_type)
+                                         for e in feed.events[cursor:end]
+                                         if (e.seq, e.k) > floor)
                     cursor = end
-                    if batch:
-                        yield b"".join(e.encode(seat, media_type) for e in batch)
+                    if chunk:
+                        yield chunk
                 if feed.closed:
                     return
-                await feed.signal().wait()
+                if not await feed.wait(None if keepalive is None else self.keepalive):
+                    yield keepalive
         finally:
             if release is None:
                 self.release(feed)
@@ -529,6 +449,6 @@ class EventHub:
                 release()
 
 
-__all__ = ["EventHub", "Event", "Feed", "StreamLimit", "BadEventId", "parse_event_id",
-           "MAX_STREAMS", "MAX_GAME_STREAMS", "KEEPALIVE", "SEND_TIMEOUT", "POLL", "SSE",
-           "NDJSON"]
+__all__ = ["EventHub", "Event", "Feed", "Recording", "deal_events", "move_events",
+           "StreamLimit", "BadEventId", "parse_event_id", "MAX_STREAMS", "MAX_GAME_STREAMS",
+           "KEEPALIVE", "SEND_TIMEOUT", "POLL", "FEED_GRACE", "CLOSED_GRACE", "SSE", "NDJSON"]

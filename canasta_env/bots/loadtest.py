@@ -42,16 +42,18 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(db: str, port: int, log_path: Path, *extra: str) -> subprocess.Popen:
-    """The service on 127.0.0.1:``port`` (``extra``: more command-line options),
-    answering; raises RuntimeError otherwise."""
+def start_server(db: str, port: int, log_path: Path, *extra: str,
+                 cpus: set[int] | None = None) -> subprocess.Popen:
+    """The service on 127.0.0.1:``port`` (``extra``: more command-line options), on the
+    CPUs ``cpus`` only (``None``: any), answering; raises RuntimeError otherwise."""
     import urllib.request
 
     log = open(log_path, "ab")  # noqa: SIM115 - the server's output, kept for the report
+    pin = None if cpus is None else (lambda: os.sched_setaffinity(0, cpus))
     proc = subprocess.Popen([sys.executable, "-m", "canasta_env.bots.service", "--host",
                              "127.0.0.1", "--port", str(port), "--policy", "heuristic", "--db",
                              db, "--log-level", "warning", *extra], stdout=log,
-                            stderr=subprocess.STDOUT)
+                            stderr=subprocess.STDOUT, preexec_fn=pin)
     deadline = time.time() + 60
     while True:
         if proc.poll() is not None:

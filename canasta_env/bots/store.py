@@ -146,13 +146,15 @@ class GameStore:
 
     Args:
         url: a database URL or an SQLite file path (see :func:`database_url`).
+        checked: check an SQLite file and bring the schema to the newest revision
+            (``False``: another process of the service did, e.g. a bot worker's store).
 
     Raises:
         StoreError: the database cannot be opened, an SQLite file is damaged, unreadable
             or read-only, or its schema cannot be brought to the newest revision.
     """
 
-    def __init__(self, url: str | None = None) -> None:
+    def __init__(self, url: str | None = None, checked: bool = True) -> None:
         try:
             import sqlalchemy as sa
         except ImportError:  # pragma: no cover - part of the bots extra
@@ -170,9 +172,11 @@ class GameStore:
             raise StoreError(f"cannot use database {url!r}: {e}") from None
         self.damaged: str | None = None
         self.file = sqlite_file(self.url)
-        if self.file is not None and self.file.exists():
+        if checked and self.file is not None and self.file.exists():
             check_sqlite_file(self.file)  # before anything writes to it
         _, self.games, self.moves = schema()
+        if not checked:
+            return
         try:
             upgrade(self.engine)
         except sa.exc.SQLAlchemyError as e:
@@ -210,14 +214,22 @@ class GameStore:
             raise StoreError(f"database {self.name} failed: {reason}") from None
 
     # ------------------------------------------------------------------ reads
-    def load(self, game_id: str) -> GameRow | None:
+    def load(self, game_id: str, position: bool = True) -> GameRow | None:
+        """The stored game ``game_id`` (``None``: unknown). ``position=False``: without
+        its position (``row.position`` is ``{}``), for checks that read only the seats,
+        tokens and counters: the position is the bulk of the row.
+
+        Raises:
+            StoreError: the database failed or the stored position is damaged."""
+        g = self.games.c
+        columns = [c for c in self.games.c if position or c.name != "position"]
         with self._db(write=False) as c:
-            r = c.execute(self.sa.select(self.games).where(
-                self.games.c.game_id == game_id)).mappings().first()
+            r = c.execute(self.sa.select(*columns).where(
+                g.game_id == game_id)).mappings().first()
         if r is None:
             return None
         try:
-            position = json.loads(r["position"])
+            position = json.loads(r["position"]) if position else {}
         except ValueError as e:
             raise StoreError(f"database {self.name}: the stored position of game {game_id!r} "
                              f"is damaged ({e})") from None
@@ -276,8 +288,11 @@ class GameStore:
         row.decisions += len(moves)
 
     def _append(self, c, game_id: str, start: int, moves: list[dict]) -> None:
+        """Insert ``moves`` after move ``start``; sets each one's ``at`` (the time stored)."""
         if moves:
             now = time.time()
+            for m in moves:
+                m["at"] = now
             c.execute(self.moves.insert(), [
                 {"game_id": game_id, "seq": start + i + 1, "hand_number": m["hand_number"],
                  "seat": m["seat"], "action": m["action"], "description": m["description"],

@@ -113,7 +113,7 @@ def create_app(policy: str = "reference", max_games: int = 1000, db: str | None 
                idle_expiry: float = IDLE_EXPIRY, max_decisions: int = MAX_DECISIONS,
                max_body: int = MAX_BODY, bot_threads: int = 2,
                before_store: Callable[[], None] | None = None,
-               stream_limits: dict | None = None) -> FastAPI:
+               stream_limits: dict | None = None, bot_processes: int = 0) -> FastAPI:
     """The FastAPI application; its :class:`Service` is ``app.state.service`` (the
     arguments are :class:`Service`'s, and ``max_body``: the largest request body in bytes;
     ``stream_limits``: the event streams' limits, see
@@ -128,7 +128,7 @@ def create_app(policy: str = "reference", max_games: int = 1000, db: str | None 
         raise ServiceError(400, f"max_body must be a positive int, got {max_body!r}")
     try:
         service = Service(policy, max_games, db, idle_expiry, max_decisions, bot_threads,
-                          before_store, stream_limits)
+                          before_store, stream_limits, bot_processes)
     except ValueError as e:  # a stream limit out of range
         raise ServiceError(400, str(e)) from None
 

@@ -32,8 +32,8 @@ from canasta_env.engine import (
     to_position,
 )
 
-from ..bot import Bot, move_record, position_game
-from ..events import EventHub
+from ..bot import Bot, position_game
+from ..events import EventHub, Recording
 from ..loader import PolicySpecError
 from ..store import Conflict, GameRow, GameStore, StoreError, hash_token
 from ..table import drawn_cards, replay_document, turn_drawn, with_words
@@ -44,6 +44,7 @@ from .limits import (
     CHUNK,
     GAMES_KEPT,
     IDLE_EXPIRY,
+    MAX_BOT_PROCESSES,
     MAX_DECISIONS,
     MAX_LOG_PAGE,
     MAX_REPLAY,
@@ -52,8 +53,10 @@ from .limits import (
     SEED_MIN,
     TOUCH_EVERY,
 )
+from .playing import apply_move, decide, play_bots
 from .rules import bots_can_play, game_options, starting
 from .view import seat_view
+from .workers import BotProcesses, WorkerError
 
 log = logging.getLogger("canasta_env.bots.service")
 
@@ -69,7 +72,9 @@ class Service:
         db: database URL or SQLite file path (see :mod:`canasta_env.bots.store`).
         idle_expiry: seconds after its last use a game is forgotten.
         max_decisions: bot decisions one request plays at most (the rest: background).
-        bot_threads: threads playing bots in the background.
+        bot_threads: threads playing bots in the background (without ``bot_processes``).
+        bot_processes: worker processes playing bots in the background instead of
+            threads (:mod:`.workers`; 0: threads).
         before_store: called once the default policy is loaded, before the database is
             opened (its exceptions propagate).
         stream_limits: keyword arguments of :class:`~canasta_env.bots.events.EventHub`
@@ -84,11 +89,14 @@ class Service:
     def __init__(self, policy: str = "reference", max_games: int = 1000, db: str | None = None,
                  idle_expiry: float = IDLE_EXPIRY, max_decisions: int = MAX_DECISIONS,
                  bot_threads: int = 2, before_store: Callable[[], None] | None = None,
-                 stream_limits: dict | None = None) -> None:
+                 stream_limits: dict | None = None, bot_processes: int = 0) -> None:
         for name, value in (("max_games", max_games), ("idle_expiry", idle_expiry),
                             ("max_decisions", max_decisions), ("bot_threads", bot_threads)):
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
                 raise ServiceError(400, f"{name} must be a positive number, got {value!r}")
+        if type(bot_processes) is not int or not 0 <= bot_processes <= MAX_BOT_PROCESSES:
+            raise ServiceError(400, f"bot_processes must be an int in 0..{MAX_BOT_PROCESSES}, "
+                                    f"got {bot_processes!r}")
         self.default_policy = policy
         self.max_games = int(max_games)
         self.idle_expiry = float(idle_expiry)
@@ -116,6 +124,14 @@ class Service:
         # the same version in the database takes it instead of parsing the position
         self._games: OrderedDict[str, tuple[int, Game]] = OrderedDict()
         self._executor = ThreadPoolExecutor(int(bot_threads), thread_name_prefix="canasta-bots")
+        self._workers = None
+        if bot_processes:
+            try:
+                self._workers = BotProcesses(bot_processes, self.store.url, policy,
+                                             self.events.publish, self._done)
+            except WorkerError as e:
+                self.store.close()
+                raise ServiceError(400, str(e)) from None
         for game_id in running:
             self._submit(game_id)
         self._sweeper = threading.Thread(target=self._sweep_loop, name="canasta-expiry",
@@ -128,6 +144,8 @@ class Service:
         self._closed.set()
         self.events.close()
         self._executor.shutdown(wait=True, cancel_futures=True)
+        if self._workers is not None:
+            self._workers.close()
         self.store.close()
 
     # --------------------------------------------------------------- policies
@@ -180,11 +198,7 @@ class Service:
             return self._fallback
 
     def _decide(self, bot: Bot, game: Game, seat: int) -> int:
-        try:
-            return bot.act(game, seat)
-        except Exception:  # noqa: BLE001 - a policy failure must not stall the game
-            log.exception("policy %r failed; the heuristic decides this move", bot.name)
-            return self._fallback.act(game, seat)
+        return decide(bot, self._fallback, game, seat)
 
     # --------------------------------------------------------------- games
     def _game_lock(self, game_id: str) -> threading.Lock:
@@ -194,8 +208,8 @@ class Service:
                 lock = self._game_locks[game_id] = threading.Lock()
             return lock
 
-    def _row(self, game_id: str) -> GameRow:
-        row = self.store.load(game_id)
+    def _row(self, game_id: str, position: bool = True) -> GameRow:
+        row = self.store.load(game_id) if position else self.store.load(game_id, position=False)
         if row is None:
             raise ServiceError(404, f"no game {game_id!r} (unknown id, expired or forgotten)")
         return row
@@ -240,13 +254,14 @@ class Service:
         row = GameRow(secrets.token_hex(8), options.variant, seats, policy, auto_deal,
                       [None if t is None else hash_token(t) for t in tokens], {}, 0, 0,
                       "waiting", now, now)
+        rec = self.events.recording_new(game)
         if "human" not in seats and auto_deal:
             moves, status = [], "running"  # a whole game of bots: in the background
         else:
-            moves, status = self._play(game, row, bot)
+            moves, status = self._play(game, row, bot, rec=rec)
         row.position, row.status = to_position(game), status
         self.store.insert(row, moves)
-        self.events.poke(row.game_id)
+        self.events.adopt(row, rec)
         if status == "running":
             self._submit(row.game_id)
         self._keep(row, game)
@@ -269,37 +284,22 @@ class Service:
             out.append(kind)
         return out
 
-    def _play(self, game: Game, row: GameRow, bot: Bot | None,
-              limit: int | None = None) -> tuple[list[dict], str]:
-        """Bots play until a human is on turn or the hand (the game, with auto_deal)
-        ends, at most ``limit`` decisions (default ``max_decisions``). Returns the moves
-        (with ``hand_number``) and the game's status (``running``: bots still to play)."""
-        limit = self.max_decisions if limit is None else limit
-        moves: list[dict] = []
-        while not game.game_over:
-            if game.hand_over:
-                if not row.auto_deal:
-                    break
-                game.next_hand()
-                continue
-            seat = game.to_move
-            if row.seats[seat] != "bot":
-                break
-            if len(moves) >= limit:
-                return moves, "running"
-            action = self._decide(bot, game, seat)
-            hand = game.hand_number
-            game.apply(action)
-            moves.append({**move_record(seat, action, game), "hand_number": hand})
-        return moves, "over" if game.game_over else "waiting"
+    def _play(self, game: Game, row: GameRow, bot: Bot | None, limit: int | None = None,
+              rec: Recording | None = None) -> tuple[list[dict], str]:
+        """Bots play (see :func:`.playing.play_bots`), at most ``limit`` decisions
+        (default ``max_decisions``)."""
+        return play_bots(game, row, lambda g, seat: self._decide(bot, g, seat),
+                         self.max_decisions if limit is None else limit, rec)
 
-    def _save(self, row: GameRow, game: Game, moves: list[dict], status: str) -> None:
+    def _save(self, row: GameRow, game: Game, moves: list[dict], status: str,
+              rec: Recording | None = None) -> None:
+        position = to_position(game)
         try:
-            self.store.save(row, to_position(game), moves, status)
+            self.store.save(row, position, moves, status)
         except Conflict:
             raise ServiceError(409, f"game {row.game_id!r} was changed by another request "
                                     f"meanwhile (or forgotten); GET it and try again") from None
-        self.events.poke(row.game_id)
+        self.events.publish(row.game_id, rec, row.version, position)
         if status == "running":
             self._submit(row.game_id)
 
@@ -405,18 +405,18 @@ class Service:
                                         f"({row.seats[game.to_move]}) is to move, phase "
                                         f"{game.phase.name}")
             action_id = self._action_id(action, game)
-            hand = game.hand_number
+            rec = self.events.recording(game_id, row.decisions)
             try:
-                game.apply(action_id)
+                moves = [apply_move(game, seat, action_id, rec)]
             except IllegalActionError as e:
                 legal = ", ".join(f"{a} {game.table.describe(a)!r}" for a in game.legal_actions())
                 raise ServiceError(400, f"{e}. Legal now: {legal}") from None
             # the cards the seat drew (its own to see), before the bots move on
             drawn = drawn_cards(row.position, to_position(game), seat) if action_id == 0 else None
-            moves = [{**move_record(seat, action_id, game), "hand_number": hand}]
-            more, status = self._play(game, row, self._row_bot(row) if "bot" in row.seats else None)
+            more, status = self._play(game, row, self._row_bot(row) if "bot" in row.seats
+                                      else None, rec=rec)
             moves += more
-            self._save(row, game, moves, status)
+            self._save(row, game, moves, status, rec)
             self._keep(row, game)
             return {"moves": _public_moves(moves), "view": self._view(row, game, seat),
                     "drawn": drawn}
@@ -455,8 +455,12 @@ class Service:
                                         f"(phase {game.phase.name}); next_hand needs a finished "
                                         f"hand")
             game.next_hand()
-            moves, status = self._play(game, row, self._row_bot(row) if "bot" in row.seats else None)
-            self._save(row, game, moves, status)
+            rec = self.events.recording(game_id, row.decisions)
+            if rec is not None:
+                rec.dealt(game)
+            moves, status = self._play(game, row, self._row_bot(row) if "bot" in row.seats
+                                       else None, rec=rec)
+            self._save(row, game, moves, status, rec)
             self._keep(row, game)
             return {"moves": _public_moves(moves), "view": self._view(row, game, seat)}
 
@@ -476,11 +480,20 @@ class Service:
             if game_id in self._running or self._closed.is_set():
                 return
             self._running.add(game_id)
+        if self._workers is not None:
+            self._workers.submit(game_id)
+            return
         try:
             self._executor.submit(self._background, game_id)
         except RuntimeError:  # shut down meanwhile
             with self._lock:
                 self._running.discard(game_id)
+
+    def _done(self, game_id: str) -> None:
+        """A bot worker stopped playing ``game_id``."""
+        with self._lock:
+            self._running.discard(game_id)
+            self._games.pop(game_id, None)  # the worker changed it
 
     def _background(self, game_id: str) -> None:
         """Bots play a ``running`` game, :data:`CHUNK` decisions at a time (each chunk
@@ -492,9 +505,11 @@ class Service:
                     if row is None or row.status != "running":
                         return
                     game = self._take(row)
-                    moves, status = self._play(game, row, self._row_bot(row), CHUNK)
-                    self.store.save(row, to_position(game), moves, status)
-                    self.events.poke(game_id)
+                    rec = self.events.recording(game_id, row.decisions)
+                    moves, status = self._play(game, row, self._row_bot(row), CHUNK, rec)
+                    position = to_position(game)
+                    self.store.save(row, position, moves, status)
+                    self.events.publish(game_id, rec, row.version, position)
                     self._keep(row, game)
                 if status != "running":
                     return

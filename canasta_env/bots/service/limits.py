@@ -14,6 +14,8 @@ SEED_MIN, SEED_MAX = -(2**63), 2**63 - 1
 MAX_DECISIONS = 1000
 #: bot decisions the background plays per turn of holding a game's lock
 CHUNK = 200
+#: the most worker processes playing bots in the background (``--bot-processes``)
+MAX_BOT_PROCESSES = 16
 #: the largest request body (bytes); a position is about 4 KB
 MAX_BODY = 256 * 1024
 #: moves per page of ``GET /games/{id}/moves``
@@ -34,5 +36,5 @@ GAMES_KEPT = 2000
 TOUCH_EVERY = 10.0
 
 __all__ = ["BUILTIN_POLICIES", "SEAT_KINDS", "MAX_SCORE", "SEED_MIN", "SEED_MAX", "MAX_DECISIONS",
-           "CHUNK", "MAX_BODY", "MAX_LOG_PAGE", "STATIC", "PAGE_HEADERS", "MAX_REPLAY",
+           "CHUNK", "MAX_BOT_PROCESSES", "MAX_BODY", "MAX_LOG_PAGE", "STATIC", "PAGE_HEADERS", "MAX_REPLAY",
            "IDLE_EXPIRY", "GAMES_KEPT", "TOUCH_EVERY"]
