@@ -45,17 +45,10 @@ from training.sb3.config import ConfigError, load_config  # noqa: E402
 
 
 def _model(cfg, vec):
-    from sb3_contrib import MaskablePPO
+    """The training run's model of ``cfg`` (network, precision, PPO settings), no logs."""
+    from training.sb3.train import new_model
 
-    from training.sb3.train import policy_kwargs
-
-    p = cfg.ppo
-    return MaskablePPO("MlpPolicy", vec, seed=cfg.seed, verbose=0,
-                       learning_rate=p.learning_rate, n_steps=p.n_steps,
-                       batch_size=p.batch_size, n_epochs=p.n_epochs, gamma=p.gamma,
-                       gae_lambda=p.gae_lambda, clip_range=p.clip_range, ent_coef=p.ent_coef,
-                       vf_coef=p.vf_coef, max_grad_norm=p.max_grad_norm,
-                       policy_kwargs=policy_kwargs(cfg), device="cpu")
+    return new_model(cfg, vec, tensorboard=False)
 
 
 def _train_for(model, seconds: float) -> tuple[int, float]:
@@ -88,14 +81,20 @@ def measure_ppo(cfg, seconds: float) -> dict:
     out = {"ppo_env_steps_per_s": steps / wall, "ppo_env_share": share,
            "ppo_games": cfg.n_envs, "ppo_seconds": wall}
     out["update_samples_per_s"] = _update_rate(model)
+    out["precision"] = model.policy.precision
     if cfg.ppo.features != "mlp":  # peer: a plain MLP of the same widths, same buffer
-        plain = cfg.model_copy(update={"ppo": cfg.ppo.model_copy(update={"features": "mlp"})})
         from stable_baselines3.common.logger import configure
 
-        peer = _model(plain, vec)
-        peer.set_logger(configure(None, []))
-        peer.rollout_buffer = model.rollout_buffer
-        out["peer_update_samples_per_s"] = _update_rate(peer)
+        for key, precision in (("peer_update_samples_per_s", "fp32"),
+                               ("plain_mlp_same_precision_samples_per_s", out["precision"])):
+            if key != "peer_update_samples_per_s" and precision == "fp32":
+                continue  # the peer is that already
+            plain = cfg.model_copy(update={"ppo": cfg.ppo.model_copy(
+                update={"features": "mlp", "precision": precision})})
+            peer = _model(plain, vec)
+            peer.set_logger(configure(None, []))
+            peer.rollout_buffer = model.rollout_buffer
+            out[key] = _update_rate(peer)
     vec.close()
     return out
 

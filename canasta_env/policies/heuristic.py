@@ -223,9 +223,20 @@ class HeuristicPolicy:
             ValueError: bad inputs, see :func:`check_policy_batch` (a row's message is
                 :func:`check_policy_inputs`' prefixed with ``row i:``).
         """
+        core = self._core
+        if core is not None and type(observations) is np.ndarray and \
+                type(masks) is np.ndarray and observations.dtype == np.float32 and \
+                masks.dtype in (np.int8, np.bool_):
+            # fast path: the core checks every row itself (the same rules); anything it
+            # refuses goes through the check below, for its message
+            try:
+                return core.actions(observations, masks.view(np.int8) if
+                                    masks.dtype == np.bool_ else masks)
+            except ValueError:
+                pass
         obs, mask = check_policy_batch(observations, masks)
-        if self._core is not None:
-            return self._core.actions(obs, mask)
+        if core is not None:
+            return core.actions(obs, mask)
         return np.fromiter((self._act_python(o, m) for o, m in zip(obs, mask)),
                            dtype=np.int64, count=len(obs))
 

@@ -213,7 +213,7 @@ def train(cfg: TrainConfig, resume: str | None = None) -> Path:
     run_dir = cfg.run_dir
     run_dir.mkdir(parents=True, exist_ok=True)
     vec = make_vec_env(cfg)
-    model = _new_model(cfg, vec) if point is None else _resumed_model(cfg, resume, vec)
+    model = new_model(cfg, vec) if point is None else _resumed_model(cfg, resume, vec)
     if cfg.vec_env == "batched":  # the learner's network also plays "self" opponents
         vec.env_method("set_learner", model.policy, indices=[0])
     try:
@@ -239,12 +239,19 @@ def train(cfg: TrainConfig, resume: str | None = None) -> Path:
     return final
 
 
-def _new_model(cfg: TrainConfig, vec):
-    """A new MaskablePPO of the config's network and PPO settings on ``vec``."""
+def new_model(cfg: TrainConfig, vec, tensorboard: bool = True):
+    """A new MaskablePPO of the config's network, precision and PPO settings on ``vec``
+    (TensorBoard logs in ``cfg.tensorboard_dir`` with ``tensorboard``)."""
     from sb3_contrib import MaskablePPO
 
-    return MaskablePPO("MlpPolicy", vec, verbose=0, tensorboard_log=cfg.tensorboard_dir,
-                       policy_kwargs=policy_kwargs(cfg), device="cpu", **ppo_settings(cfg))
+    from .precision import MixedPrecisionPolicy, resolve_precision, set_precision
+
+    model = MaskablePPO(MixedPrecisionPolicy, vec, verbose=0, device="cpu",
+                        tensorboard_log=cfg.tensorboard_dir if tensorboard else None,
+                        policy_kwargs=policy_kwargs(cfg), **ppo_settings(cfg))
+    set_precision(model.policy, resolve_precision(cfg.ppo.precision))
+    return model
+
 
 
 def _resumed_model(cfg: TrainConfig, resume: str, vec):
@@ -257,10 +264,13 @@ def _resumed_model(cfg: TrainConfig, resume: str, vec):
         ConfigError: its network differs from the config's (``vec`` is closed).
     """
     from .checkpoint import load_model
+    from .precision import MixedPrecisionPolicy, resolve_precision, set_precision
 
     settings = ppo_settings(cfg)
     model = load_model(resume, env=vec, custom_objects={
-        **settings, "lr_schedule": settings["learning_rate"]})
+        **settings, "lr_schedule": settings["learning_rate"],
+        "policy_class": MixedPrecisionPolicy})
+    set_precision(model.policy, resolve_precision(cfg.ppo.precision))
     model.tensorboard_log = cfg.tensorboard_dir
     mismatch = network_mismatch(model, cfg)
     if mismatch:

@@ -1,0 +1,148 @@
+"""The network in bfloat16 (training.sb3.precision): the policy's own passes are
+sb3-contrib's masked categorical, bf16 stays close to fp32 and is the same whatever the
+batch, sampling follows the distribution, the setting is not saved with a checkpoint, and
+a CPU without bfloat16 products trains in fp32 with one warning."""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy  # noqa: E402
+
+from training.sb3.checkpoint import load_model  # noqa: E402
+from training.sb3.config import ConfigError, load_config  # noqa: E402
+from training.sb3.precision import (  # noqa: E402
+    MixedPrecisionPolicy,
+    bf16_available,
+    resolve_precision,
+    set_precision,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+REFERENCE = ROOT / "checkpoints" / "reference" / "classic.zip"
+
+
+@pytest.fixture(scope="module")
+def positions():
+    """Observations, masks and the heuristic's actions of 1,024 Classic positions (the
+    heuristic playing 64 games on the native core, seed 5)."""
+    from canasta_env.engine import preset
+    from canasta_env.native import VectorGames
+    from canasta_env.policies import HeuristicPolicy
+
+    games, heuristic = VectorGames(64, preset("classic"), seed=5), HeuristicPolicy()
+    games.reset()
+    obs, masks, acts = [], [], []
+    while len(acts) < 16:  # 16 decisions of each game (a finished hand is dealt anew)
+        o, m = games.observations.copy(), games.masks.copy()
+        a = heuristic.act_batch(o, m)
+        obs.append(o), masks.append(m), acts.append(a)
+        games.step(a)
+    return (torch.as_tensor(np.concatenate(obs)), torch.as_tensor(np.concatenate(masks)).bool(),
+            torch.as_tensor(np.concatenate(acts)).long())
+
+
+@pytest.fixture(scope="module")
+def policy():
+    """The shipped Classic reference's weights in a MixedPrecisionPolicy."""
+    model = load_model(REFERENCE, custom_objects={"policy_class": MixedPrecisionPolicy})
+    assert type(model.policy) is MixedPrecisionPolicy and model.policy.precision == "fp32"
+    return model.policy
+
+
+def test_the_policy_s_passes_are_sb3_contrib_s(policy, positions):
+    obs, masks, acts = positions
+    with torch.no_grad():
+        ours = policy.evaluate_actions(obs, acts, masks)
+        theirs = MaskableActorCriticPolicy.evaluate_actions(policy, obs, acts, masks)
+        assert torch.equal(ours[0], theirs[0])  # values: the same layers
+        assert torch.allclose(ours[1], theirs[1], atol=1e-5)  # log-probabilities
+        assert torch.allclose(ours[2], theirs[2], atol=1e-5)  # entropies
+        best, values, log_prob = policy(obs, deterministic=True, action_masks=masks)
+        want = MaskableActorCriticPolicy.forward(policy, obs, True, masks)
+        assert torch.equal(best, want[0]) and torch.equal(values, want[1])
+        assert torch.allclose(log_prob, want[2], atol=1e-5)
+
+
+def test_a_sample_follows_the_masked_distribution(policy, positions):
+    obs, masks, acts = positions
+    legal = masks.sum(1)
+    row = int(torch.nonzero(legal >= 5)[0])  # a position with several legal actions
+    n = 200_000
+    torch.manual_seed(0)
+    with torch.no_grad():
+        drawn, _, log_prob = policy(obs[row:row + 1].expand(n, -1),
+                                    action_masks=masks[row:row + 1].expand(n, -1))
+        _, every, _ = policy.evaluate_actions(obs[row:row + 1].expand(91, -1), torch.arange(91),
+                                              masks[row:row + 1].expand(91, -1))
+    p = every.exp().numpy()
+    seen = np.bincount(drawn.numpy(), minlength=91) / n
+    assert masks[row][drawn].all()  # never an illegal action
+    assert np.abs(seen - p).max() < 4 * np.sqrt(p.max() / n) + 1e-3
+    assert torch.allclose(log_prob, every[drawn])
+
+
+@pytest.mark.skipif(not bf16_available(), reason="this CPU has no bfloat16 products")
+def test_bf16_is_close_to_fp32_and_the_same_for_any_batch(policy, positions):
+    obs, masks, acts = positions
+    with torch.no_grad():
+        fp32 = policy.evaluate_actions(obs, acts, masks)
+        set_precision(policy, "bf16")
+        try:
+            whole = policy.evaluate_actions(obs, acts, masks)
+            parts = [policy.evaluate_actions(obs[i:i + 64], acts[i:i + 64], masks[i:i + 64])
+                     for i in range(0, 1024, 64)]
+        finally:
+            set_precision(policy, "fp32")
+    assert all(t.dtype == torch.float32 for t in whole)  # float32 heads and losses
+    # the rollout (small batches) and the update (minibatches) give the same numbers
+    for k in range(3):
+        assert torch.equal(whole[k], torch.cat([p[k] for p in parts]))
+    ratio = (whole[1] - fp32[1]).exp()
+    assert (ratio - 1).abs().mean() < 0.05 and (ratio - 1).abs().max() < 0.5
+    assert (whole[0] - fp32[0]).abs().max() < 0.1
+
+
+def test_the_precision_is_not_saved(tmp_path, policy):
+    from sb3_contrib import MaskablePPO
+
+    model = load_model(REFERENCE, custom_objects={"policy_class": MixedPrecisionPolicy})
+    set_precision(model.policy, "bf16")
+    model.save(tmp_path / "m.zip")
+    again = MaskablePPO.load(tmp_path / "m.zip")
+    assert type(again.policy) is MixedPrecisionPolicy and again.policy.precision == "fp32"
+    assert again.policy.mlp_extractor.precision == "fp32"
+
+
+def test_set_precision_refuses_what_it_cannot_do():
+    plain = load_model(REFERENCE).policy  # saved with sb3-contrib's own class
+    with pytest.raises(TypeError, match="bf16 needs MixedPrecisionPolicy"):
+        set_precision(plain, "bf16")
+    set_precision(plain, "fp32")  # nothing to do
+    with pytest.raises(ValueError, match="'fp32' or 'bf16'"):
+        set_precision(plain, "fp16")
+
+
+def test_no_bf16_products_falls_back_to_fp32_with_one_warning(monkeypatch):
+    import training.sb3.precision as precision
+
+    monkeypatch.setattr(precision, "bf16_available", lambda: False)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert resolve_precision("bf16") == "fp32"
+        assert resolve_precision("fp32") == "fp32"
+    assert len(caught) == 1 and "training in fp32" in str(caught[0].message)
+
+
+def test_a_precision_that_is_not_offered_is_a_config_error(tmp_path):
+    path = tmp_path / "c.yaml"
+    path.write_text((ROOT / "configs" / "smoke.yaml").read_text().replace(
+        "  features: card_classes", "  features: card_classes\n  precision: fp16"))
+    with pytest.raises(ConfigError, match="ppo.precision"):
+        load_config(path)
