@@ -179,7 +179,8 @@ def play_match(a: str | Policy, b: str | Policy, deals: int, *, seed: int = 0,
         games: whole games per episode instead of one hand.
         workers: processes (``spawn``); each loads its own policies from the specs and
             plays contiguous chunks of deals.
-        progress: tqdm progress bar on stderr (hands or games, rate, time left).
+        progress: a progress bar on stderr (hands or games, rate, time left; plain lines
+            when stderr is not a terminal).
         batch: deals played side by side per process (:func:`play_deals`), >= 1.
 
     Raises:
@@ -210,12 +211,12 @@ def play_match(a: str | Policy, b: str | Policy, deals: int, *, seed: int = 0,
             check_policy_variant(spec, variant)
             pols.append(spec)
     pol_a, pol_b = pols
-    from tqdm import tqdm
+    from training.common.progress import progress_bar
 
     episodes: list[EpisodeRecord] = []
     try:
-        with tqdm(total=2 * deals, unit="game" if games else "hand", file=sys.stderr,
-                  disable=not progress, desc=f"{_label(a)} vs {_label(b)}") as bar:
+        with progress_bar(2 * deals, f"{_label(a)} vs {_label(b)}", "game" if games else "hand",
+                          progress, sys.stderr) as bar:
             if workers == 1:
                 play_deals(pol_a, pol_b, range(deals), seed, variant, games, out=episodes,
                            batch=batch, on_deal=lambda _d: bar.update(2))
@@ -267,7 +268,7 @@ def evaluate_policies(a: str | Policy, b: str | Policy, hands: int = 1000, *,
         hands: hands to play (rounded up to an even number: two per deal).
         games: play this many whole games (rounded up to even) instead of hands.
         workers: processes; the figures do not depend on it.
-        progress: tqdm progress bar on stderr.
+        progress: a progress bar on stderr (plain lines when it is not a terminal).
         batch: deals played side by side per process (>= 1); the figures do not depend
             on it.
 

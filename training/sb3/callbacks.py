@@ -5,8 +5,11 @@ duplicate deals against random and heuristic (:func:`build_callbacks`).
 
 from __future__ import annotations
 
+import sys
 import time
 from pathlib import Path
+
+from training.common.progress import LineProgress, is_terminal
 
 from .config import TrainConfig
 from .runs import save_atomic
@@ -117,6 +120,8 @@ def build_callbacks(cfg: TrainConfig, run_dir: Path, pretrain: dict | None = Non
         def _on_step(self) -> bool:
             return True
 
+    last_eval: dict = {}  # the latest evaluation, for the progress lines
+
     class Evaluate(BaseCallback):
         """Every ``eval.every`` steps: duplicate deals against random and heuristic."""
 
@@ -131,12 +136,41 @@ def build_callbacks(cfg: TrainConfig, run_dir: Path, pretrain: dict | None = Non
             if self.num_timesteps - self.last < cfg.eval.every:
                 return True
             self.last = self.num_timesteps
-            log_evaluation(self.logger, self.model, cfg.eval.hands, cfg.eval.seed,
-                           evaluate_policies, load_policy, cfg.variant)
+            res = log_evaluation(self.logger, self.model, cfg.eval.hands, cfg.eval.seed,
+                                 evaluate_policies, load_policy, cfg.variant)
+            last_eval.update(steps=self.num_timesteps, **{
+                name: r["win_rate"] for name, r in res.items()})
             self.logger.dump(self.num_timesteps)
             return True
 
-    return CallbackList([Hparams(), Snapshots(), Checkpoints(), Throughput(), Evaluate()])
+    class ProgressLines(BaseCallback):
+        """Off a terminal (stdout to a file or a pipe, where the progress bar draws
+        nothing): a plain line every :data:`~training.common.progress.EVERY` seconds and
+        at the end of the phase, with the steps, the rate, the time left and the last
+        evaluation."""
+
+        def _on_training_start(self) -> None:
+            # SB3's total_timesteps here is the run's target, a resumed run's included
+            self.lines = LineProgress(self.locals["total_timesteps"] - self.num_timesteps,
+                                      "PPO", "step", sys.stdout, start=self.num_timesteps)
+            self.lines.printed_at = 0
+
+        def _on_step(self) -> bool:
+            if last_eval:
+                self.lines.set_postfix_str(
+                    f"last evaluation at {last_eval['steps']:,}: win rate "
+                    f"{last_eval['heuristic']:.3f} vs heuristic, "
+                    f"{last_eval['random']:.3f} vs random")
+            self.lines.update(self.num_timesteps - self.lines.start - self.lines.n)
+            return True
+
+        def _on_training_end(self) -> None:
+            self.lines.close()
+
+    callbacks = [Hparams(), Snapshots(), Checkpoints(), Throughput(), Evaluate()]
+    if cfg.progress_bar and not is_terminal(sys.stdout):
+        callbacks.append(ProgressLines())
+    return CallbackList(callbacks)
 
 
 def log_evaluation(logger, model, hands, seed, evaluate_policies, load_policy,

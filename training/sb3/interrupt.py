@@ -7,9 +7,11 @@ and closing its envs without waiting on them.
 from __future__ import annotations
 
 import contextlib
+import sys
 from pathlib import Path
 
 from canasta_env.cli import held_signals
+from training.common.progress import is_terminal
 
 from .config import TrainConfig
 from .runs import _free_name, save_atomic
@@ -147,7 +149,8 @@ def learn(model, vec, cfg: TrainConfig, run_dir: Path, remaining: int, callbacks
     try:
         model.learn(total_timesteps=remaining, callback=[guard.callback(), callbacks],
                     tb_log_name=cfg.run_name, reset_num_timesteps=fresh,
-                    progress_bar=cfg.progress_bar)
+                    # rich's bar on a terminal; elsewhere the run's progress lines
+                    progress_bar=cfg.progress_bar and is_terminal(sys.stdout))
     except KeyboardInterrupt:  # Ctrl-C, or SIGTERM under sigterm_as_interrupt
         with held_signals():  # a second Ctrl-C must not cut the save short
             stop = _save_on_interrupt(model, guard, run_dir, before, cfg, fresh)

@@ -19,15 +19,15 @@ from __future__ import annotations
 import sys
 
 import numpy as np
-from tqdm import tqdm
 
 from canasta_env.policies import HeuristicPolicy
+from training.common.progress import progress_bar
 
 
-def _bar(total: int, desc: str, unit: str, progress: bool) -> tqdm:
-    """A progress bar on stderr with its rate and time left (off unless ``progress``)."""
-    return tqdm(total=total, desc=desc, unit=unit, file=sys.stderr, disable=not progress,
-                dynamic_ncols=True, leave=False)
+def _bar(total: int, desc: str, unit: str, progress: bool):
+    """A progress bar on stderr with its rate and time left (off unless ``progress``):
+    plain lines when stderr is not a terminal (:mod:`training.common.progress`)."""
+    return progress_bar(total, desc, unit, progress, sys.stderr)
 
 
 def _returns(reward: float, n: int, gamma: float) -> list[float]:
