@@ -646,21 +646,27 @@ def test_dagger_learning_rates_step_geometrically():
     assert dagger_learning_rates(1, 3e-4, 1e-4) == [3e-4]
 
 
-def test_the_same_config_trains_the_same_policy(tmp_path):
+@pytest.mark.parametrize("precision, threads", [("fp32", 1), ("bf16", 2)])
+def test_the_same_config_trains_the_same_policy(tmp_path, precision, threads):
     """Determinism under a seed: the smoke config (warm start, DAgger, PPO on the batched
     env with random, heuristic and snapshot opponents) trained twice gives bit-identical
-    weights, and a different seed does not."""
+    weights, and a different seed does not; in fp32 on one torch thread and, as the main
+    job trains, in bf16 on two."""
     import torch
 
+    from training.sb3.precision import bf16_available
     from training.train import train
+
+    if precision == "bf16" and not bf16_available():
+        pytest.skip("this CPU has no bfloat16 products (the run would train in fp32)")
 
     def weights(run: str, seed: int):
         cfg = load_config(ROOT / "configs" / "smoke.yaml", checkpoint_dir=str(tmp_path / run),
                           tensorboard_dir=str(tmp_path / f"tb_{run}"), seed=seed,
-                          total_timesteps=1024)
+                          total_timesteps=1024, torch_threads=threads)
+        cfg = cfg.model_copy(update={"ppo": cfg.ppo.model_copy(update={"precision": precision})})
         return load_model(train(cfg)).policy.state_dict()
 
-    torch.set_num_threads(1)
     a, b, c = weights("a", 0), weights("b", 0), weights("c", 1)
     assert a.keys() == b.keys()
     assert all(torch.equal(a[k], b[k]) for k in a)
