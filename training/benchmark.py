@@ -17,9 +17,12 @@ Figures (all on this machine, in this process, one after the other):
   heuristic opponents), measured by the batched env's own timers.
 - ``update_samples_per_s``: minibatch samples per second through one epoch of the
   config's network update (``model.train()`` with one epoch on a full rollout buffer,
-  best of 10 rounds).
+  best of 10 rounds), in the config's ``ppo.precision`` (``precision``: the one used,
+  ``fp32`` when bf16 was asked for on a CPU without bfloat16 products).
   Peer: ``peer_update_samples_per_s``, a plain MLP of the same widths (``features:
-  mlp``, no card-class extractor) on the same rollout buffer.
+  mlp``, no card-class extractor) on the same rollout buffer, in fp32 (stable-baselines3's
+  own setting); with ``precision: bf16`` also ``plain_mlp_same_precision_samples_per_s``,
+  that plain MLP in bf16 (for reference; not a ratio).
 - ``eval_hands_per_s``: duplicate hands per second of ``reference`` vs ``random``
   (:func:`training.evaluation.measure_eval_hands_per_s`, one process, 64 deals in flight);
   peer: the same with one deal at a time, one decision per call (``peer_eval_hands_per_s``).
