@@ -221,8 +221,12 @@ def main() -> int:
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the server's to handle
-    out, lock = sys.stdout.buffer, threading.Lock()
-    sys.stdout = sys.stderr  # nothing else may write into the message pipe
+    # the message pipe on a descriptor of its own; anything else written to stdout (Python
+    # or C) goes to stderr, never into the pipe
+    sys.stdout.flush()
+    out, lock = os.fdopen(os.dup(1), "wb"), threading.Lock()
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
     logging.basicConfig(level=logging.WARNING, format="bot worker: %(levelname)s %(message)s")
     try:
         os.nice(NICE)
