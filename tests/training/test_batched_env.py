@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -12,6 +14,8 @@ from canasta_env.native import VectorGames, available
 from canasta_env.policies import HeuristicPolicy
 
 pytestmark = pytest.mark.skipif(not available, reason="the native core is not built")
+
+ROOT = Path(__file__).resolve().parents[2]
 
 from training.batched import HEURISTIC, RANDOM, SELF, SNAPSHOT, BatchedPartnershipVecEnv, check_batched  # noqa: E402
 
@@ -314,3 +318,51 @@ def test_vector_games_seed_types_and_duplicate_redeals():
     vg.redeal([0, 0])  # listed twice, dealt once
     once.redeal([0])
     assert vg.position(0) == once.position(0)
+
+
+def test_fixed_opponents_play_from_the_first_hand_with_their_weights(tmp_path):
+    """opponents.fixed: a checkpoint in the pool from the first hand on (a best response's
+    frozen opponent), drawn with its weight, decided by its network."""
+    import torch
+
+    from training.sb3.batched import SNAPSHOT, BatchedPartnershipVecEnv
+    from training.sb3.checkpoint import load_model
+
+    ref = str(ROOT / "checkpoints" / "reference" / "classic.zip")
+    env = BatchedPartnershipVecEnv(64, pool={"heuristic": 1.0}, seed=4)
+    env.set_fixed({ref: 3.0})
+    env.reset()
+    share = float(np.mean(env.opponent_kind == SNAPSHOT))
+    assert 0.6 < share < 0.9  # 3 : 1 against the heuristic
+    assert all(env._game_snapshot[g] == ref for g in np.flatnonzero(env.opponent_kind == SNAPSHOT))
+    rows = np.flatnonzero(env.opponent_kind == SNAPSHOT)
+    # the network's rows are decided by the reference: its greedy move is legal there
+    policy = load_model(ref).policy
+    torch.manual_seed(0)
+    acts = env._network_actions(policy, rows)
+    assert env.vg.masks[rows, acts].all()
+    for _ in range(50):
+        env.step(np.array([np.flatnonzero(m)[0] for m in env.action_masks()]))
+    with pytest.raises(ValueError, match="weight must be a finite number >= 0"):
+        env.set_fixed({ref: -1.0})
+    env.close()
+
+
+def test_a_fixed_opponent_config_is_checked(tmp_path):
+    from training.sb3.config import ConfigError, load_config
+
+    text = (ROOT / "configs" / "smoke.yaml").read_text()
+    missing = tmp_path / "missing.yaml"
+    missing.write_text(text.replace("opponents:\n", "opponents:\n  fixed: {nope.zip: 1.0}\n"))
+    with pytest.raises(ConfigError, match="nope.zip is not a checkpoint file"):
+        load_config(missing)
+    only = tmp_path / "only.yaml"
+    ref = ROOT / "checkpoints" / "reference" / "classic.zip"
+    only.write_text(text.replace("  random: 0.5\n  heuristic: 0.5\n  snapshots: 0.5\n",
+                                 f"  random: 0\n  heuristic: 0\n  snapshots: 0\n  fixed: {{{ref}: 1.0}}\n"))
+    cfg = load_config(only)  # a fixed opponent alone is a pool from the first hand
+    assert cfg.opponents.fixed == {str(ref): 1.0}
+    sub = tmp_path / "sub.yaml"
+    sub.write_text(only.read_text().replace("vec_env: batched", "vec_env: dummy"))
+    with pytest.raises(ConfigError, match="opponents.fixed needs vec_env: batched"):
+        load_config(sub)

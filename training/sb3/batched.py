@@ -17,6 +17,8 @@ is on turn again in every game. The opponent seats of all games are decided toge
 - ``random``: one call to the core's generator for the whole batch;
 - ``heuristic``: :meth:`canasta_env.policies.HeuristicPolicy.act_batch` on the rows
   waiting for it (row by row with ``act`` when a heuristic has no batch method);
+- ``fixed`` (:meth:`set_fixed`): checkpoints in the pool from the first hand on, each with
+  its weight, decided as snapshots are;
 - ``snapshots``: one forward per snapshot over the rows it plays (sampling, as in
   :class:`training.sb3.adapter.PartnershipEnv`);
 - ``self`` (self-play): the learner's current network plays the other partnership too,
@@ -125,7 +127,9 @@ class BatchedPartnershipVecEnv(VecEnv):
         self._snapshot_paths: list[str] = []
         self._snapshot_weight = 0.0
         self._snapshots: dict[str, object] = {}  # path -> loaded MaskablePPO policy
-        self._game_snapshot: dict[int, str] = {}  # game -> path of the snapshot it plays
+        self._fixed: dict[str, object] = {}  # path -> policy of a fixed opponent
+        self._fixed_weights: dict[str, float] = {}
+        self._game_snapshot: dict[int, str] = {}  # game -> path of the network it plays
         self._learner = None
         self._heuristic = None
         self.team = np.zeros(num_games, np.int8)
@@ -169,6 +173,51 @@ class BatchedPartnershipVecEnv(VecEnv):
         self._snapshots = {p: q for p, q in self._snapshots.items()
                            if p in paths or p in playing}
 
+    def set_fixed(self, weights: dict[str, float]) -> None:
+        """Fixed opponents: checkpoints (``.zip`` paths) in the pool from the first hand on,
+        each with its own weight, never replaced (e.g. a frozen reference to train a best
+        response against, or past references in a league). Games keep their current
+        opponent until their next hand.
+
+        Raises:
+            training.sb3.checkpoint.CheckpointError: a file cannot be loaded.
+            canasta_env.bots.PolicyVariantError: a checkpoint of another variant.
+            ValueError: a weight that is not a finite number >= 0.
+        """
+        from canasta_env.bots.loader import check_variant_sizes
+
+        from .checkpoint import load_model
+
+        loaded = {}
+        for path, w in weights.items():
+            if isinstance(w, bool) or not isinstance(w, (int, float)) or not \
+                    (np.isfinite(w) and w >= 0):
+                raise ValueError(f"fixed opponent {path}: weight must be a finite number >= 0, "
+                                 f"got {w!r}")
+            model = self._fixed.get(path) or load_model(path)
+            policy = getattr(model, "policy", model)
+            if model is not policy:
+                check_variant_sizes((int(model.observation_space.shape[0]),
+                                     int(model.action_space.n)), self.rules,
+                                    f"fixed opponent {path}")
+            loaded[path] = policy
+        self._fixed = loaded
+        self._fixed_weights = {p: float(w) for p, w in weights.items()}
+
+    def _networks(self) -> tuple[list[str], list[float]]:
+        """The network opponents (the learner's snapshots, then the fixed ones) and their
+        weights; kind ``SNAPSHOT + j`` plays entry ``j``."""
+        paths, weights = [], []
+        if self._snapshot_paths and self._snapshot_weight > 0:
+            each = self._snapshot_weight / len(self._snapshot_paths)
+            paths += self._snapshot_paths
+            weights += [each] * len(self._snapshot_paths)
+        for path, w in self._fixed_weights.items():
+            if w > 0:
+                paths.append(path)
+                weights.append(w)
+        return paths, weights
+
     def _draw(self, games: np.ndarray) -> None:
         """New learner partnership and opponent for ``games`` (at the start of a hand)."""
         n = len(games)
@@ -176,11 +225,9 @@ class BatchedPartnershipVecEnv(VecEnv):
             return
         kinds = [k for k, w in self._weights.items() if w > 0]
         weights = [self._weights[k] for k in kinds]
-        if self._snapshot_paths and self._snapshot_weight > 0:
-            each = self._snapshot_weight / len(self._snapshot_paths)
-            for j in range(len(self._snapshot_paths)):
-                kinds.append(SNAPSHOT + j)
-                weights.append(each)
+        nets, net_weights = self._networks()
+        kinds += [SNAPSHOT + j for j in range(len(nets))]
+        weights += net_weights
         if self._learner is None and SELF in kinds:
             raise ValueError("the pool has 'self' opponents, which play the learner's "
                              "network: call set_learner(model.policy) before reset()")
@@ -191,7 +238,7 @@ class BatchedPartnershipVecEnv(VecEnv):
         self.opponent_kind[games] = np.asarray(kinds)[self._rng.choice(len(kinds), n, p=p / p.sum())]
         for g in games:
             if self.opponent_kind[g] >= SNAPSHOT:
-                self._game_snapshot[g] = self._snapshot_paths[self.opponent_kind[g] - SNAPSHOT]
+                self._game_snapshot[g] = nets[self.opponent_kind[g] - SNAPSHOT]
 
     def _network_actions(self, policy, rows: np.ndarray) -> np.ndarray:
         import torch
@@ -228,7 +275,8 @@ class BatchedPartnershipVecEnv(VecEnv):
             paths = np.asarray([self._game_snapshot[r] for r in snap_rows], dtype=object)
             for path in set(paths.tolist()):
                 rows = snap_rows[paths == path]
-                acts[rows] = self._network_actions(self._snapshots[path], rows)
+                policy = self._fixed.get(path) or self._snapshots[path]
+                acts[rows] = self._network_actions(policy, rows)
         return acts
 
     # -- VecEnv API ---------------------------------------------------------------------

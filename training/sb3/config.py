@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field, model_validator
 
@@ -102,12 +102,20 @@ class OpponentConfig(_Config):
                              "(vec_env: batched only)")
     snapshot_every: int = Field(50_000, ge=1, description="timesteps between snapshots")
     max_snapshots: int = Field(5, ge=1, description="most recent snapshots kept in the pool")
+    fixed: dict[str, Annotated[float, Field(ge=0, allow_inf_nan=False)]] = Field(
+        {}, description="fixed opponents: checkpoint .zip paths, each with its weight, in "
+        "the pool from the first hand on (vec_env: batched only), e.g. a frozen reference "
+        "to train a best response against")
 
     @model_validator(mode="after")
     def _some_weight(self) -> "OpponentConfig":
-        if self.random + self.heuristic + self.snapshots + self.self_play <= 0:
+        fixed = sum(self.fixed.values())
+        if self.random + self.heuristic + self.snapshots + self.self_play + fixed <= 0:
             raise ValueError("opponent weights must not all be zero")
-        if self.random + self.heuristic + self.self_play <= 0:
+        for path in self.fixed:
+            if not Path(path).is_file():
+                raise ValueError(f"@fixed: {path} is not a checkpoint file")
+        if self.random + self.heuristic + self.self_play + fixed <= 0:
             # the envs draw the first hands' opponents before any snapshot is saved
             raise ValueError("opponents.snapshots cannot be the only opponent: no snapshot "
                              "exists when the first hands are dealt; give random, heuristic "
@@ -222,6 +230,8 @@ class TrainConfig(_Config):
                                  f"vec_env: {self.vec_env} (vec_env: batched plays more games)")
             if self.opponents.self_play > 0:
                 raise ValueError("opponents.self needs vec_env: batched")
+            if self.opponents.fixed:
+                raise ValueError("opponents.fixed needs vec_env: batched")
         else:
             from .batched import check_batched
 

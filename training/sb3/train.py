@@ -126,8 +126,10 @@ def make_vec_env(cfg: TrainConfig):
 
         pool = {"random": cfg.opponents.random, "heuristic": cfg.opponents.heuristic,
                 "self": cfg.opponents.self_play}
-        return VecMonitor(make_batched_env(cfg.n_envs, cfg.variant, pool, cfg.seed * 1000,
-                                           env_kwargs(cfg)))
+        env = make_batched_env(cfg.n_envs, cfg.variant, pool, cfg.seed * 1000, env_kwargs(cfg))
+        if cfg.opponents.fixed:
+            env.set_fixed(dict(cfg.opponents.fixed))
+        return VecMonitor(env)
     fns = [_make_env(cfg, i) for i in range(cfg.n_envs)]
     vec = SubprocVecEnv(fns) if cfg.vec_env == "subproc" else DummyVecEnv(fns)
     return VecMonitor(vec)
