@@ -14,7 +14,14 @@ import pytest
 
 pytest.importorskip("torch")
 
-from training.common.progress import EVERY, LineProgress, duration, progress_bar  # noqa: E402
+from training.common.progress import (  # noqa: E402
+    ENV_VAR,
+    EVERY,
+    LineProgress,
+    duration,
+    interval,
+    progress_bar,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -49,6 +56,17 @@ def test_a_line_says_the_rate_and_the_time_left():
     assert resumed.line() == "PPO: 3,500 / 4,000 steps (87.5%), 100 step/s, 5 s left"
     assert (duration(42), duration(425), duration(3725)) == ("42 s", "7 min 05 s", "1 h 02 min")
     assert EVERY <= 60  # at least once a minute
+
+
+def test_the_interval_comes_from_the_environment_and_a_bad_one_is_refused(monkeypatch):
+    monkeypatch.delenv(ENV_VAR, raising=False)
+    assert interval() == EVERY == 30.0
+    monkeypatch.setenv(ENV_VAR, "2.5")
+    assert interval() == 2.5 and LineProgress(10, "x", "hand", io.StringIO()).every == 2.5
+    for bad in ("0", "-1", "soon", "inf", "nan"):
+        monkeypatch.setenv(ENV_VAR, bad)
+        with pytest.raises(ValueError, match=rf"{ENV_VAR}='{bad}': expected a positive number"):
+            interval()
 
 
 def test_a_terminal_gets_a_bar_and_a_log_gets_lines():

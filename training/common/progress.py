@@ -12,11 +12,36 @@ line instead, at most every :data:`EVERY` seconds and once at its end::
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 
-#: seconds between two progress lines of one phase in a log
+#: seconds between two progress lines of one phase in a log (default; the environment
+#: variable ``CANASTA_PROGRESS_EVERY`` sets another, e.g. ``5`` for a short log)
 EVERY = 30.0
+#: the environment variable read by :func:`interval`
+ENV_VAR = "CANASTA_PROGRESS_EVERY"
+
+
+def interval() -> float:
+    """Seconds between two progress lines in a log: ``$CANASTA_PROGRESS_EVERY`` when set,
+    else :data:`EVERY`.
+
+    Raises:
+        ValueError: the variable is set to something other than a positive number of
+            seconds.
+    """
+    raw = os.environ.get(ENV_VAR, "").strip()
+    if not raw:
+        return EVERY
+    try:
+        value = float(raw)
+    except ValueError:
+        value = float("nan")
+    if not value > 0 or value == float("inf"):
+        raise ValueError(f"{ENV_VAR}={raw!r}: expected a positive number of seconds "
+                         f"between two progress lines (default {EVERY:g})")
+    return value
 
 
 def is_terminal(stream) -> bool:
@@ -50,11 +75,11 @@ class LineProgress:
     ``start``: units done before this phase (a resumed run), shown in the count but not
     in the rate."""
 
-    def __init__(self, total: int, desc: str, unit: str, file=None, every: float = EVERY,
-                 start: int = 0) -> None:
+    def __init__(self, total: int, desc: str, unit: str, file=None,
+                 every: float | None = None, start: int = 0) -> None:
         self.total, self.desc, self.unit, self.start = int(total), desc, unit, int(start)
         self.file = file if file is not None else sys.stderr
-        self.every = every
+        self.every = interval() if every is None else every
         self.n = 0
         self.postfix = ""
         self.t0 = self.last = time.monotonic()
@@ -119,4 +144,4 @@ def progress_bar(total: int, desc: str, unit: str, enabled: bool = True, file=No
     return LineProgress(total, desc, unit, file)
 
 
-__all__ = ["progress_bar", "LineProgress", "is_terminal", "duration", "plural", "EVERY"]
+__all__ = ["progress_bar", "LineProgress", "is_terminal", "duration", "plural", "EVERY", "ENV_VAR", "interval"]
