@@ -140,6 +140,23 @@ def test_no_bf16_products_falls_back_to_fp32_with_one_warning(monkeypatch):
     assert len(caught) == 1 and "training in fp32" in str(caught[0].message)
 
 
+def test_auto_is_bf16_only_where_it_is_faster(monkeypatch):
+    import training.sb3.precision as precision
+
+    for amx, expected in ((True, "bf16"), (False, "fp32")):
+        monkeypatch.setattr(precision, "bf16_fast", lambda amx=amx: amx)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # auto never warns
+            assert resolve_precision("auto") == expected
+    with pytest.raises(ValueError, match="'fp32', 'bf16' or 'auto', got 'fp16'"):
+        resolve_precision("fp16")
+    # on this CPU: fast only with AMX tiles, and never without bfloat16 products
+    monkeypatch.undo()
+    assert precision.bf16_fast() == (bf16_available() and torch.cpu._is_amx_tile_supported())
+    monkeypatch.setattr(precision, "bf16_available", lambda: False)
+    assert not precision.bf16_fast()
+
+
 def test_a_precision_that_is_not_offered_is_a_config_error(tmp_path):
     path = tmp_path / "c.yaml"
     path.write_text((ROOT / "configs" / "smoke.yaml").read_text().replace(

@@ -51,11 +51,12 @@ class PPOConfig(PPOSettings):
                               description="card_classes: width of the shared MLP")
     class_channels: int = Field(8, ge=1, le=64, strict=True,
                                 description="card_classes: features per card class")
-    precision: Literal["fp32", "bf16"] = Field(
-        "fp32", description="bf16: the features extractor and hidden layers run in bfloat16 "
-        "autocast (float32 weights, heads and losses; training.sb3.precision), four times "
-        "faster products on a CPU with bfloat16 instructions; fp32 with one warning on one "
-        "without")
+    precision: Literal["fp32", "bf16", "auto"] = Field(
+        "fp32", description="the network's arithmetic (training.sb3.precision): fp32; bf16 "
+        "(the features extractor and hidden layers in bfloat16 autocast, float32 weights, "
+        "heads and losses; fp32 with one warning on a CPU without bfloat16 products); auto: "
+        "bf16 where it is faster than fp32 (a CPU with AMX tiles, four times faster "
+        "products), else fp32")
 
 
 @dataclass(frozen=True)

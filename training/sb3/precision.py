@@ -1,7 +1,12 @@
-"""The network in bfloat16 on the CPU (``ppo.precision: bf16``).
+"""The network in bfloat16 on the CPU (``ppo.precision: bf16`` or ``auto``).
 
-On a CPU with bfloat16 instructions (AVX512-BF16 or AMX: oneDNN reports them), a matrix
-product of the policy's sizes runs four to five times faster in bfloat16 than in float32.
+On a CPU with AMX tiles (Intel Sapphire Rapids and later), a matrix product of the
+policy's sizes runs four to five times faster in bfloat16 than in float32. With
+AVX512-BF16 but no AMX, oneDNN computes bfloat16 too, but slower than float32 (measured
+on a 2-core machine of this project's kind: the PPO update at 26,100 samples/s in bf16
+against 32,900 in fp32, ``python -m training.benchmark``). ``ppo.precision: auto`` takes
+bf16 only where AMX is present (:func:`bf16_fast`), ``bf16`` asks for it wherever the
+CPU computes it (:func:`bf16_available`), ``fp32`` never.
 :class:`MixedPrecisionPolicy` is sb3-contrib's ``MaskableActorCriticPolicy`` whose
 features extractor and hidden layers run under ``torch.autocast("cpu", bfloat16)``: the
 weights, the optimiser state and the gradients stay float32, the products are bfloat16
@@ -29,6 +34,8 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import MlpExtractor
 
 Precision = Literal["fp32", "bf16"]
+#: what a config may ask for: a precision, or ``"auto"`` (:func:`resolve_precision`)
+Requested = Literal["fp32", "bf16", "auto"]
 #: a masked action's logit (sb3-contrib's MaskableCategorical uses the same)
 HUGE_NEG = -1e8
 
@@ -42,9 +49,29 @@ def bf16_available() -> bool:
         return False
 
 
-def resolve_precision(requested: Precision) -> Precision:
-    """``requested``, or ``"fp32"`` with one warning when it is ``"bf16"`` and this CPU
-    has no bfloat16 products."""
+def bf16_fast() -> bool:
+    """Whether bfloat16 is faster than float32 here: bfloat16 products
+    (:func:`bf16_available`) on AMX tiles. Without AMX, oneDNN's bfloat16 on AVX512-BF16
+    runs the policy's products slower than float32."""
+    amx = getattr(torch.cpu, "_is_amx_tile_supported", None)
+    try:
+        return bf16_available() and bool(amx is not None and amx())
+    except RuntimeError:
+        return False
+
+
+def resolve_precision(requested: Requested) -> Precision:
+    """The precision a run uses for ``requested``: ``"auto"`` is ``"bf16"`` where it is
+    faster (:func:`bf16_fast`), else ``"fp32"``; ``"bf16"`` is ``"bf16"`` where the CPU
+    computes it, else ``"fp32"`` with one warning; ``"fp32"`` is ``"fp32"``.
+
+    Raises:
+        ValueError: ``requested`` is none of ``"fp32"``, ``"bf16"``, ``"auto"``.
+    """
+    if requested not in ("fp32", "bf16", "auto"):
+        raise ValueError(f"precision must be 'fp32', 'bf16' or 'auto', got {requested!r}")
+    if requested == "auto":
+        return "bf16" if bf16_fast() else "fp32"
     if requested == "bf16" and not bf16_available():
         warnings.warn("ppo.precision: bf16 asked for, but this CPU has no bfloat16 products "
                       "(AVX512-BF16 or AMX); training in fp32", RuntimeWarning, stacklevel=2)
@@ -161,4 +188,4 @@ def set_precision(policy, precision: Precision) -> None:
 
 
 __all__ = ["MixedPrecisionPolicy", "MixedMlpExtractor", "set_precision", "bf16_available",
-           "resolve_precision", "Precision"]
+           "resolve_precision", "bf16_fast", "Precision", "Requested"]
