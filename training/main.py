@@ -1,7 +1,7 @@
 """The project's main job: train the default agent on a config, then evaluate it.
 
     python -m training.main --config configs/classic.yaml [--total-timesteps N] [--run-name NAME]
-        [--torch-threads N]
+        [--seed N] [--torch-threads N]
 
 Trains with :mod:`training.sb3.train` (a run that already finished is not retrained: its
 ``final.zip`` is evaluated again), then plays ``eval.final_hands`` duplicate hands of the
@@ -58,7 +58,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with sigterm_as_interrupt():
             cfg = load_config(args.config, total_timesteps=args.total_timesteps,
-                              run_name=args.run_name, torch_threads=args.torch_threads)
+                              run_name=args.run_name, torch_threads=args.torch_threads,
+                              seed=args.seed)
             final = cfg.run_dir / "final.zip"
             trained = not final.exists()
             if not trained:
@@ -71,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt as stop:
         ignore_signals_while_exiting()  # saved: a second Ctrl-C must not cut the exit short
         said = stopped_message(stop, args.config, args.run_name, args.total_timesteps,
-                               args.torch_threads)
+                               args.torch_threads, args.seed)
         return interrupted(p.prog, f"training stopped; {said}")
     t_train = time.time() - t0
     hands = args.eval_hands or cfg.eval.final_hands

@@ -108,6 +108,9 @@ CASES = [
      ["--torch-threads: must be a positive int, got '0'"]),
     ("training.train", ["--config", "configs/smoke.yaml", "--torch-threads", "two"],
      ["--torch-threads: not an int: 'two'"]),
+    ("training.main", ["--config", "configs/smoke.yaml", "--seed", "-1"], ["--seed", "-1"]),
+    ("training.train", ["--config", "configs/smoke.yaml", "--seed", "x"],
+     ["--seed: not an int: 'x'"]),
     ("training.train", ["--config", "configs/smoke.yaml", "--torch-threads", "100000"],
      ["torch_threads: Input should be less than or equal to 256 (got 100000 on the command "
       "line)"]),

@@ -732,6 +732,9 @@ def test_an_interrupt_during_a_rollout_saves_a_checkpoint_to_resume(tmp_path, mo
     assert tt.stopped_message(stop, "my configs/x.yaml", "r1", None, 1) == (
         f"saved {saved}; continue with python -m training.train --config 'my configs/x.yaml' "
         f"--run-name r1 --torch-threads 1 --resume {saved}")
+    assert tt.stopped_message(stop, "c.yaml", None, None, None, 3) == (
+        f"saved {saved}; continue with python -m training.train --config c.yaml "
+        f"--seed 3 --resume {saved}")
     model = load_model(saved)
     assert model.num_timesteps == 1424
     assert _same(_weights(model), weights[1024])  # after the first update
@@ -997,3 +1000,27 @@ def test_closing_subprocess_envs_after_a_stop_never_waits_for_a_lost_reply(tmp_p
     closer.join(30)
     assert not closer.is_alive(), "closing waited on a worker"
     assert all(not p.is_alive() for p in env.processes)
+
+
+@pytest.mark.parametrize("module", ["training.main", "training.train"])
+def test_seed_on_the_command_line_overrides_the_config(monkeypatch, tmp_path, module):
+    """``--seed N`` trains the config with ``seed: N`` (the main job's three training
+    seeds are one config and three commands); without it the config's seed stands."""
+    import importlib
+
+    import training.sb3.train as tt
+
+    seen = []
+
+    def fake_train(cfg, resume=None):
+        seen.append(cfg.seed)
+        raise OSError(28, "stop here", str(tmp_path))
+
+    monkeypatch.setattr(tt, "train", fake_train)
+    cli = importlib.import_module(module)
+    ck = tmp_path / "ck"
+    for extra, expected in ((["--seed", "3"], 3), ([], load_config("configs/smoke.yaml").seed)):
+        assert cli.main(["--config", "configs/smoke.yaml", "--run-name", f"s{len(seen)}",
+                         *extra]) == 2
+        assert seen[-1] == expected
+    assert expected == 0 and not ck.exists()

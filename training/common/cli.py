@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 
-from canasta_env.cli import existing_file, fail, positive_int
+from canasta_env.cli import existing_file, fail, nonnegative_int, positive_int
 
 
 def add_run_flags(parser: argparse.ArgumentParser, *, config_help: str,
@@ -18,14 +18,18 @@ def add_run_flags(parser: argparse.ArgumentParser, *, config_help: str,
                   config_type=existing_file) -> None:
     """``--config`` (an existing YAML file, checked by ``config_type``; required unless
     ``config_default``),
-    ``--total-timesteps N`` (a positive int) and ``--run-name NAME``, the last two
-    overriding the config's ``total_timesteps`` and ``run_name``."""
+    ``--total-timesteps N`` (a positive int), ``--run-name NAME`` and ``--seed N`` (an int
+    >= 0), the last three overriding the config's ``total_timesteps``, ``run_name`` and
+    ``seed``."""
     parser.add_argument("--config", required=config_default is None, default=config_default,
                         type=config_type, help=config_help)
     parser.add_argument("--total-timesteps", type=positive_int, default=None,
                         help="override the config")
     parser.add_argument("--run-name", default=None,
                         help=run_name_help or "override the config's run_name (the run's folders)")
+    parser.add_argument("--seed", type=nonnegative_int, default=None,
+                        help="override the config's seed (the run's deals, opponents and "
+                             "initial weights; the evaluation deals keep eval.seed)")
 
 
 def add_torch_threads_flag(parser: argparse.ArgumentParser) -> None:

@@ -46,13 +46,14 @@ class TrainingInterrupted(KeyboardInterrupt):
 
 def resume_command(config: str, run_name: str | None = None,
                    total_timesteps: int | None = None, torch_threads: int | None = None,
-                   resume: str | Path | None = None) -> str:
+                   resume: str | Path | None = None, seed: int | None = None) -> str:
     """The ``python -m training.train`` command line with these flags, shell-quoted."""
     import shlex
 
     words = ["python", "-m", "training.train", "--config", str(config)]
     for flag, value in (("--run-name", run_name), ("--total-timesteps", total_timesteps),
-                        ("--torch-threads", torch_threads), ("--resume", resume)):
+                        ("--seed", seed), ("--torch-threads", torch_threads),
+                        ("--resume", resume)):
         if value is not None:
             words += [flag, str(value)]
     return shlex.join(words)
@@ -60,7 +61,7 @@ def resume_command(config: str, run_name: str | None = None,
 
 def stopped_message(stop: KeyboardInterrupt, config: str = "", run_name: str | None = None,
                     total_timesteps: int | None = None,
-                    torch_threads: int | None = None) -> str:
+                    torch_threads: int | None = None, seed: int | None = None) -> str:
     """What an interrupted training command says after ``PROG: interrupted: ``: what was
     saved and the command that continues the run (the flags are the command's own)."""
     saved = getattr(stop, "checkpoint", None)
@@ -72,7 +73,7 @@ def stopped_message(stop: KeyboardInterrupt, config: str = "", run_name: str | N
     if saved.name == "final.zip":
         return f"the run had reached its target: saved {saved}"
     if saved.name == "pretrained.zip":
-        again = resume_command(config, run_name, total_timesteps, torch_threads, saved)
+        again = resume_command(config, run_name, total_timesteps, torch_threads, saved, seed)
         return f"stopped before PPO's first step: the warm start is in {saved}; continue " \
                f"with {again}"
     target = total_timesteps
@@ -80,7 +81,7 @@ def stopped_message(stop: KeyboardInterrupt, config: str = "", run_name: str | N
     if stop.steps >= stop.target:  # stopped in the last update: resuming needs a new target
         target = stop.steps + stop.rollout
         note = " (its last update was cut short: the target is raised by one rollout)"
-    again = resume_command(config, run_name, target, torch_threads, saved)
+    again = resume_command(config, run_name, target, torch_threads, saved, seed)
     return f"saved {saved}; continue with {again}{note}"
 
 

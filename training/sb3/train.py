@@ -304,14 +304,16 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with sigterm_as_interrupt():
             cfg = load_config(args.config, total_timesteps=args.total_timesteps,
-                              run_name=args.run_name, torch_threads=args.torch_threads)
+                              run_name=args.run_name, torch_threads=args.torch_threads,
+                              seed=args.seed)
             final = train(cfg, args.resume)
     except (ConfigError, CheckpointError, OSError) as e:  # OSError: an unwritable folder
         return refuse(p.prog, e)
     except KeyboardInterrupt as stop:
         ignore_signals_while_exiting()  # saved: a second Ctrl-C must not cut the exit short
         return interrupted(p.prog, stopped_message(stop, args.config, args.run_name,
-                                                   args.total_timesteps, args.torch_threads))
+                                                   args.total_timesteps, args.torch_threads,
+                                                   args.seed))
     print(f"saved {final}")
     return 0
 
