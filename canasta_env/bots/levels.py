@@ -42,7 +42,7 @@ MIN_GAP = 0.55
 EASY_EPSILON = 0.35
 
 _EASY = Level(f"epsilon-heuristic:{EASY_EPSILON:g}",
-              f"the heuristic, but one move in {1 / EASY_EPSILON:.1f} is a random legal move")
+              f"the heuristic, but {EASY_EPSILON:.0%} of its moves are random legal moves")
 _MEDIUM = Level("heuristic", "the rule-based heuristic")
 
 #: variant -> level name -> :class:`Level`; the one table of the ladder
