@@ -24,6 +24,10 @@ policy              meaning
                     decision-time search (the strongest Classic player; about 30 ms a
                     decision; needs the compiled core)
 ``"random"``        :class:`canasta_env.policies.RandomPolicy` (uniform legal moves)
+``"easy"``,         a difficulty level: the policy of the position's variant for it
+``"medium"``,       (:data:`canasta_env.bots.levels.LEVELS`; e.g. ``"hard"`` is the
+``"hard"``,         variant's reference); each level beats the one below by at least
+``"expert"``        0.55 per hand (docs/results/ladder.md)
 a ``.onnx`` path    a policy exported by ``python -m training.export_onnx``
                     (:class:`~canasta_env.bots.onnx_policy.OnnxPolicy`; onnxruntime only)
 a ``.zip`` path     a MaskablePPO checkpoint: needs the training extra, and ``training``
@@ -67,6 +71,7 @@ from canasta_env.engine import (
 )
 from canasta_env.observation import encode
 
+from .levels import is_level
 from .loader import (
     PolicySpecError,
     PolicyVariantError,
@@ -123,12 +128,13 @@ class Bot:
     """A computer player for any seat of a position.
 
     Args:
-        policy: ``"reference"`` (default), ``"heuristic"``, ``"random"`` or a policy
+        policy: ``"reference"`` (default), ``"heuristic"``, ``"search"``, ``"random"``,
+            a level (``"easy"``, ``"medium"``, ``"hard"``, ``"expert"``) or a policy
             file path (``.onnx``, ``.zip``); or an object with
             ``act(observation, action_mask) -> int``.
         variant: the variant the bot is for (a name such as ``"hand_and_foot"`` or rules
-            options): the policy is checked against it now, and ``"reference"`` loads
-            that variant's reference. ``None`` (default): no check now; ``"reference"``
+            options): the policy is checked against it now, and ``"reference"`` or a
+            level loads that variant's policy. ``None`` (default): no check now; ``"reference"``
             loads Classic's. Either way each position is checked before the policy
             acts, and ``"reference"`` plays each variant with that variant's reference
             (loaded when first needed; see :meth:`policy_for`).
@@ -157,8 +163,8 @@ class Bot:
         if isinstance(policy, str):
             self.name = policy.strip()
             self.policy = load_policy(policy, variant=variant)
-            if self.name.lower() == "reference":
-                self._reference = True
+            if self.name.lower() == "reference" or is_level(self.name):
+                self._reference = True  # the variant's own policy, per variant
                 key = "classic" if variant is None else rules_options(variant).variant
                 self._by_variant[key] = self.policy
         elif callable(getattr(policy, "act", None)):
@@ -173,12 +179,13 @@ class Bot:
     def policy_for(self, variant: Any) -> Any:
         """The policy this bot plays a game of ``variant`` with (a variant name, rules
         options or a :class:`Game`): :attr:`policy`, checked against the variant; for
-        ``"reference"`` the variant's own reference (loaded once, then kept).
+        ``"reference"`` the variant's own reference, for a level (``"easy"`` ..
+        ``"expert"``) the variant's policy of that level (loaded once, then kept).
 
         Raises:
             PolicyVariantError: the policy was built for another variant.
             PolicySpecError: ``"reference"`` while the variant's reference file is not
-                usable.
+                usable; a level missing for the variant.
             ValueError: an unknown variant name; a reference file its loader cannot read.
         """
         options = rules_options(variant)
@@ -186,7 +193,7 @@ class Bot:
         if self._reference:
             policy = self._by_variant.get(options.variant)
             if policy is None:
-                policy = load_policy("reference", variant=options)
+                policy = load_policy(self.name, variant=options)
                 self._by_variant[options.variant] = policy
         check_policy_variant(policy, options, self.name)
         return policy

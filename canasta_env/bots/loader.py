@@ -20,6 +20,13 @@ a ``.zip`` path      a MaskablePPO checkpoint, loaded by the loader that the
                      ``training`` package registers when it is imported (needs the
                      ``training`` extra: torch, sb3-contrib)
 any other path       the loader registered for its suffix with :func:`register_loader`
+``easy``, ``medium``, the difficulty levels of the game's variant
+``hard``, ``expert`` (:data:`canasta_env.bots.levels.LEVELS`, the one table of them):
+                     each resolves to that variant's spec (without a variant: Classic's);
+                     a level missing for the variant is a :class:`PolicySpecError`
+``epsilon-heuristic  :class:`~canasta_env.policies.epsilon.EpsilonHeuristicPolicy`: the
+:P``                 heuristic, with a uniformly random legal move with probability ``P``
+                     in [0, 1] (seed 0; evaluation reseeds it per episode)
 ``module:attr``      a policy written outside this package, ``module:attribute``: a
                      class (one instance per seat and per episode) or a policy
                      object, imported by name (:mod:`canasta_env.bots.outside`)
@@ -73,7 +80,9 @@ from pathlib import Path
 from typing import Any
 
 from canasta_env.policies import HeuristicPolicy, Policy, RandomPolicy
+from canasta_env.policies.epsilon import EpsilonHeuristicPolicy
 
+from .levels import LEVEL_NAMES, is_level, level_spec
 from .variants import (  # noqa: F401 (re-exported: their old home)
     KNOWN_SIZES,
     VARIANT_NAMES,
@@ -88,6 +97,8 @@ from .variants import (  # noqa: F401 (re-exported: their old home)
 )
 
 BUILTIN = ("random", "heuristic", "search", "reference")
+#: ``epsilon-heuristic:P``: the heuristic with a random move with probability ``P``
+EPSILON_PREFIX = "epsilon-heuristic:"
 REPO_ROOT = Path(__file__).resolve().parents[2]
 #: The folder of the shipped reference policy.
 REFERENCE_DIR = REPO_ROOT / "checkpoints" / "reference"
@@ -243,13 +254,16 @@ def load_policy(spec: str, variant: Any = None) -> Policy:
         variant: the game it will play (a variant name or rules options, see
             :func:`rules_options`), or ``None`` (Classic's ``reference``, no check). When
             given, ``reference`` is that variant's reference (the heuristic while it has
-            none) and the policy is checked with :func:`check_policy_variant`.
+            none), a level name is that variant's level, and the policy is checked with
+            :func:`check_policy_variant`.
 
     Raises:
         PolicySpecError: ``spec`` is not a non-empty string; names no built-in policy and
             no existing file; a file with no registered loader (a ``.zip`` before
             ``training`` is imported); a loader whose extra is missing (``ImportError``);
-            ``reference`` while neither reference file of the variant is usable.
+            ``reference`` while neither reference file of the variant is usable; a
+            level missing for the variant; ``epsilon-heuristic:P`` with ``P`` not a
+            number in [0, 1].
         PolicyVariantError: the policy was built for another variant than ``variant``.
         ValueError: the loader's own error for a file it cannot read (``OnnxPolicy``:
             not an ONNX model of this package's sizes; ``training.checkpoint.
@@ -265,12 +279,27 @@ def load_policy(spec: str, variant: Any = None) -> Policy:
     return policy
 
 
+def _load_epsilon(key: str) -> Policy:
+    text = key[len(EPSILON_PREFIX):].strip()
+    try:
+        p = float(text)
+    except ValueError:
+        p = None
+    if p is None or not 0.0 <= p <= 1.0:  # NaN fails the range too
+        raise PolicySpecError(f"policy {key!r}: after {EPSILON_PREFIX!r} give the probability "
+                              f"of a random move, a number in [0, 1] (e.g. "
+                              f"{EPSILON_PREFIX}0.3), got {text!r}")
+    return EpsilonHeuristicPolicy(p, seed=0)
+
+
 def _load(spec: str, variant: Any) -> Policy:
     if not isinstance(spec, str) or not spec.strip():
         raise PolicySpecError(f"a policy spec must be 'random', 'heuristic', 'search', "
-                              f"'reference', a policy file path (.onnx, .zip) or "
-                              f"module:attribute, got {spec!r}")
+                              f"'reference', a level ({', '.join(LEVEL_NAMES)}), a policy "
+                              f"file path (.onnx, .zip) or module:attribute, got {spec!r}")
     key = spec.strip()
+    if is_level(key):  # a difficulty level: the variant's policy for it (canasta_env.bots.levels)
+        return _load(level_spec(key, variant), variant)
     from .outside import is_outside_spec, load_outside
 
     if is_outside_spec(key) and not Path(key).exists():
@@ -279,6 +308,8 @@ def _load(spec: str, variant: Any) -> Policy:
         return RandomPolicy(seed=0)
     if key.lower() == "heuristic":
         return HeuristicPolicy()
+    if key.lower().startswith(EPSILON_PREFIX):
+        return _load_epsilon(key)
     if key.lower() == "search":
         from ..search import SearchPolicy
 
@@ -291,8 +322,8 @@ def _load(spec: str, variant: Any) -> Policy:
     path = reference_path(variant) if key.lower() == "reference" else Path(key)
     if not path.is_file():
         what = "a directory, not a policy file" if path.is_dir() else "no policy file"
-        raise PolicySpecError(f"unknown policy {spec!r}: not one of {', '.join(BUILTIN)} and "
-                              f"{what} at {path}")
+        raise PolicySpecError(f"unknown policy {spec!r}: not one of {', '.join(BUILTIN)}, "
+                              f"a level ({', '.join(LEVEL_NAMES)}) and {what} at {path}")
     suffix = path.suffix.lower()
     load = _LOADERS.get(suffix)
     if load is None:

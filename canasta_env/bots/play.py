@@ -1,6 +1,6 @@
 """Play Canasta in the terminal against bots.
 
-    python -m canasta_env.bots.play [--seat 0] [--policy heuristic|search] [--seed S] [--game]
+    python -m canasta_env.bots.play [--seat 0] [--policy easy|medium|hard|expert|heuristic|search] [--seed S] [--game]
                                     [--variant classic|hand_and_foot]
     python -m training.play ...    # the same, with .zip checkpoints loadable (canasta-play)
 
@@ -17,7 +17,9 @@ another variant is refused with one line (e.g. ``policy 'model.onnx' is a Classi
 (observation 202, 91 actions); this game is Hand and Foot (observation 245, 98
 actions)``). ``--policy reference`` plays the variant's reference policy (a network for
 Classic and for Hand and Foot; a variant without one plays the heuristic, and the first
-line says so).
+line says so). ``--policy easy`` (``medium``, ``hard``, ``expert``) plays the variant's
+policy of that difficulty level (:mod:`canasta_env.bots.levels`; the first line names it);
+a level the variant lacks is refused with one line.
 
 Exit codes: 0 (the hand or game ended, the player stopped, or the output was closed),
 2 (a bad option or a policy that cannot play the variant: one line on stderr).
@@ -35,6 +37,7 @@ from canasta_env.engine.cards import CLASS_NAMES
 from canasta_env.render import render_text
 
 from .bot import Bot
+from .levels import LEVEL_NAMES, is_level, level_spec
 from .loader import reference_note, variant_hint
 
 RELATIVE = ("you", "left", "partner", "right")
@@ -152,6 +155,8 @@ def play(seat: int, bot: Bot, seed: int | None, whole_game: bool, read=input,
     game = Game(options, seed=seed)
     name = "Hand and Foot" if variant == "hand_and_foot" else "Canasta"
     bots = bot.name
+    if is_level(bot.name):  # a difficulty level: say which policy it is in this variant
+        bots += f" ({level_spec(bot.name, options)})"
     note = reference_note(options) if bot.name.lower() == "reference" else None
     if note:
         bots += f" ({note})"
@@ -196,9 +201,11 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     zip_note = ("a .onnx or .zip path" if prog == "python -m training.play" else
                 "a .onnx path (.zip checkpoints: through python -m training.play)")
     p.add_argument("--policy", default="heuristic",
-                   help=f"bots (default: heuristic): heuristic, search (the strongest in "
-                        f"Classic), random, reference (the variant's network), {zip_note}, "
-                        f"or module:attribute (a policy of your own)")
+                   help=f"bots (default: heuristic): a difficulty level ("
+                        f"{', '.join(LEVEL_NAMES)}: the variant's policy of that level), "
+                        f"heuristic, search (the strongest in Classic), random, reference "
+                        f"(the variant's network), {zip_note}, or module:attribute (a "
+                        f"policy of your own)")
     p.add_argument("--seed", type=int, default=None, help="deal seed (random if omitted)")
     p.add_argument("--game", action="store_true",
                    help="play a whole game (to 5,000; Hand and Foot: four rounds), not one hand")

@@ -8,6 +8,7 @@ from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import FileResponse
 from fastapi.security import HTTPBearer
 
+from ..levels import LEVELS, levels_of
 from .core import Service
 from .errors import unauthorized
 from .limits import BUILTIN_POLICIES, MAX_DECISIONS, MAX_LOG_PAGE, MAX_REPLAY, PAGE_HEADERS, STATIC
@@ -83,6 +84,7 @@ def service_index(service: Service) -> Index:
     return Index(service="canasta_env bots", docs="/docs", openapi="/openapi.json",
                  default_policy=service.default_policy,
                  policies=sorted({*BUILTIN_POLICIES, service.default_policy}),
+                 levels={v: levels_of(v) for v in LEVELS},
                  games=service.count(), table="/", static="/static/")
 
 

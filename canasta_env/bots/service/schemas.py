@@ -21,7 +21,8 @@ from canasta_env.engine import limits as engine_limits
 from canasta_env.engine.actions import NUM_ACTIONS_HAND_AND_FOOT
 from canasta_env.engine.options import OPTION_BOUNDS, PRESETS, RulesOptions
 
-from .limits import MAX_SCORE, SEAT_KINDS, SEED_MAX, SEED_MIN
+from ..levels import LEVEL_NAMES
+from .limits import BUILTIN_POLICIES, MAX_SCORE, SEAT_KINDS, SEED_MAX, SEED_MIN
 
 
 def integral(value: Any) -> Any:
@@ -163,6 +164,10 @@ POSITION_SCHEMA = {
 #: a seat 0..3 (partners 0+2 and 1+3)
 Seat = Annotated[StrictInt, Field(ge=0, le=3), BeforeValidator(integral)]
 SEAT_DOC = "seat 0..3 (partners 0+2 and 1+3)"
+#: the policy names in the schema: the built-in policies and the difficulty levels
+POLICY_DOC = ("one of " + ", ".join(f"'{p}'" for p in BUILTIN_POLICIES) + " (the levels "
+              + ", ".join(f"'{n}'" for n in LEVEL_NAMES) + " play the game's variant's "
+              "policy of that level; GET /api lists them per variant)")
 
 
 class NewGame(BaseModel):
@@ -183,9 +188,8 @@ class NewGame(BaseModel):
                   {"type": "null"}],
         "description": "deal seed (random if omitted or null)"})] = None
     bot_policy: StrictStr | None = Field(
-        None, max_length=1000,
-        description="'heuristic', 'random', 'reference', 'search' or the server's --policy "
-                    "(default)")
+        None, max_length=1000, examples=list(BUILTIN_POLICIES),
+        description=POLICY_DOC + " or the server's --policy (default)")
     auto_deal: bool = Field(False, description="deal the next hand as soon as one ends")
     rules: Annotated[dict[str, Any] | None, WithJsonSchema(
         {"anyOf": [rules_schema(), {"type": "null"}]})] = None
@@ -218,8 +222,9 @@ class PositionRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
     position: Annotated[dict[str, Any], WithJsonSchema(POSITION_SCHEMA)]
     seat: Seat = Field(description=SEAT_DOC + ": the seat on turn in the position")
-    policy: StrictStr | None = Field(None, max_length=1000,
-                                     description="bot policy (default: the server's)")
+    policy: StrictStr | None = Field(None, max_length=1000, examples=list(BUILTIN_POLICIES),
+                                     description="bot policy: " + POLICY_DOC +
+                                                 " or the server's --policy (default)")
 
 
 # ---------------------------------------------------------------------- responses
@@ -405,12 +410,22 @@ class Deleted(BaseModel):
     deleted: str
 
 
+class LevelInfo(BaseModel):
+    level: str = Field(description="the level's name, a policy name (e.g. 'hard')")
+    policy: str | None = Field(description="the policy the level plays in this variant, "
+                                           "null when the variant has no such level")
+    description: str
+
+
 class Index(BaseModel):
     service: str
     docs: str
     openapi: str
     default_policy: str
     policies: list[str]
+    levels: dict[str, list[LevelInfo]] = Field(
+        description="the difficulty levels per variant, weakest first (policy names; "
+                    "policy null: the level is missing for that variant)")
     games: int
     table: str = Field(description="the card table page (HTML, for a browser)")
     static: str = Field(description="the page's static files")

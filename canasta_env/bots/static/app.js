@@ -569,6 +569,34 @@ async function refreshView() {
   }
 }
 
+// the opponents' choice: the difficulty levels of the chosen variant (GET /api "levels",
+// from canasta_env/bots/levels.py; a level the variant lacks is shown but disabled), then
+// the other policies by name
+function fillPolicies(index) {
+  const select = $("bot-policy");
+  const before = select.value;
+  const variant = document.querySelector("input[name=variant]:checked").value;
+  const levels = (index.levels || {})[variant] || [];
+  const names = new Set(levels.map(l => l.level));
+  const isDefault = p => p === index.default_policy ? " (the server's default)" : "";
+  const usable = new Set();
+  const group = el("optgroup", {label: "Difficulty"});
+  for (const l of levels) {
+    if (l.policy !== null) usable.add(l.level);
+    group.append(el("option", {value: l.level, disabled: l.policy === null,
+      title: l.policy === null ? null : "plays " + l.policy,
+      text: `${l.level}: ${l.description}${isDefault(l.level)}`}));
+  }
+  const others = el("optgroup", {label: "Other policies"});
+  for (const p of index.policies) {
+    if (names.has(p)) continue;
+    usable.add(p);
+    others.append(el("option", {value: p, text: p + isDefault(p)}));
+  }
+  select.replaceChildren(...(levels.length ? [group] : []), others);
+  select.value = usable.has(before) ? before : index.default_policy;
+}
+
 async function newGame(ev) {
   ev.preventDefault();
   const form = $("new-game-form");
@@ -764,10 +792,9 @@ async function init() {
   show("lobby");
   try {
     const index = await api("GET", "/api");
-    const select = $("bot-policy");
-    for (const p of index.policies) {
-      select.append(el("option", {value: p, selected: p === index.default_policy,
-        text: p + (p === index.default_policy ? " (the server's default)" : "")}));
+    fillPolicies(index);
+    for (const radio of document.querySelectorAll("input[name=variant]")) {
+      radio.addEventListener("change", () => fillPolicies(index));
     }
   } catch (e) { showError(e.message); }
   await openFromAddress(address);
