@@ -11,7 +11,14 @@ import pytest
 pytest.importorskip("openskill")
 
 from training.evaluation import evaluate_policies  # noqa: E402
-from training.evaluation.ladder import chain, main, run_ladder, tables_of, write  # noqa: E402
+from training.evaluation.ladder import (  # noqa: E402
+    chain,
+    gap_verdict,
+    main,
+    run_ladder,
+    tables_of,
+    write,
+)
 
 
 def fake_result(a: str, b: str, variant: str = "classic", seed: int = 7, hands: int = 40,
@@ -42,7 +49,8 @@ def test_a_small_ladder_is_the_evaluations_of_its_pairs(tmp_path):
         e = evaluate_policies(p["a"], p["b"], 4, seed=3)
         assert (p["win_rate"], p["hands"], p["mean_score_diff"]) == \
             (e["win_rate"], 4, e["mean_score_diff"])
-        assert p["meets_gap"] == (e["win_rate"] >= 0.55) and not p["measured"]
+        assert p["meets_gap"] == gap_verdict(e["win_rate"], e["win_rate_ci"])
+        assert not p["measured"]
         assert p["command"] == (f"python -m training.evaluate --variant classic --a {p['a']} "
                                 f"--b {p['b']} --hands 4 --seed 3 --json")
     last = r["pairs"][3]
@@ -64,13 +72,20 @@ def test_a_small_ladder_is_the_evaluations_of_its_pairs(tmp_path):
                                       "ladder-hand_and_foot"]
     row = data["tables"]["ladder-classic"]["rows"][3]
     assert row["cells"] == ["expert (search)", "hard (reference)", "40",
-                            "0.600 (0.450-0.740)", "+120 (-10 to +250)", "yes"]
+                            "0.600 (0.450-0.740)", "+120 (-10 to +250)", "not shown"]
+
+
+def test_a_pair_meets_the_rule_only_with_its_whole_interval():
+    assert gap_verdict(0.6185, (0.588, 0.648)) == "yes"
+    assert gap_verdict(0.600, (0.387, 0.781)) == "not shown"  # 20 hands: too few to tell
+    assert gap_verdict(0.54, (0.51, 0.57)) == "no"
+    assert gap_verdict(0.55, (0.55, 0.58)) == "yes"
 
 
 def test_tables_of_a_pair_below_the_rule():
     r = {"variant": "hand_and_foot", "min_gap": 0.55, "ratings": None,
          "pairs": [{**fake_result("reference", "heuristic", win_rate=0.5), "upper": "hard",
-                    "lower": "medium", "meets_gap": False, "command": "c"}]}
+                    "lower": "medium", "meets_gap": "no", "command": "c"}]}
     t = tables_of(r)
     assert list(t) == ["ladder-hand_and_foot"]
     assert t["ladder-hand_and_foot"]["rows"][0]["cells"][-1] == "no"

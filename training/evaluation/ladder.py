@@ -15,7 +15,8 @@ level is ``LEVEL`` its own count (the search is slow), or a ``--measured`` file 
 of such a ``training.evaluate`` run, possibly interrupted with Ctrl-C: the deals finished
 are the first ones, so ``--hands`` of its hand count replays it exactly) holds that pair
 (same policies, variant and seed). A pair meets the ladder's rule when its win rate is at
-least :data:`canasta_env.bots.levels.MIN_GAP` (0.55); its 95% CI is reported beside.
+least :data:`canasta_env.bots.levels.MIN_GAP` (0.55) with its whole 95% CI
+(:func:`gap_verdict`: ``yes``, ``no`` or ``not shown``).
 
 Then, unless ``--rating-hands 0``, a round robin (:func:`training.evaluation.ratings.
 round_robin`) of every distinct policy of the chain (a level plays its spec, so ``hard``
@@ -150,7 +151,8 @@ def run_ladder(variant: str, hands: int, *, seed: int = 7, rating_hands: int = 0
                       "win_rate": r["win_rate"], "win_rate_ci": list(r["win_rate_ci"]),
                       "mean_score_diff": r["mean_score_diff"],
                       "score_diff_ci": list(r["score_diff_ci"]),
-                      "meets_gap": r["win_rate"] >= MIN_GAP, "measured": bool(found),
+                      "meets_gap": gap_verdict(r["win_rate"], r["win_rate_ci"]),
+                      "measured": bool(found),
                       "command": evaluate_command(a, b, n, seed, variant)})
     ratings = None
     if rating_hands:
@@ -167,6 +169,16 @@ def run_ladder(variant: str, hands: int, *, seed: int = 7, rating_hands: int = 0
             "levels": levels_of(variant), "pairs": pairs, "ratings": ratings}
 
 
+def gap_verdict(win_rate: float, ci: tuple[float, float] | list[float]) -> str:
+    """Whether a pair meets the ladder's rule (win rate of the upper level at least
+    :data:`MIN_GAP`): ``"yes"`` when the whole 95% interval ``ci`` is at or above it,
+    ``"no"`` when the estimate ``win_rate`` is below it, else ``"not shown"`` (the
+    estimate meets it, the interval reaches below: too few hands to tell)."""
+    if ci[0] >= MIN_GAP:
+        return "yes"
+    return "no" if win_rate < MIN_GAP else "not shown"
+
+
 def tables_of(result: dict) -> dict:
     """The entries of ``ladder.json``'s ``"tables"`` for one variant's result: the pairs
     (``ladder-VARIANT``) and, when rated, the ratings (``ladder-VARIANT-ratings``), in the
@@ -179,7 +191,7 @@ def tables_of(result: dict) -> dict:
         rows.append({"cells": [f"{p['upper']} ({p['a']})", f"{p['lower']} ({p['b']})",
                                f"{p['hands']:,}", f"{p['win_rate']:.3f} ({lo:.3f}-{hi:.3f})",
                                f"{p['mean_score_diff']:+,.0f} ({dlo:+,.0f} to {dhi:+,.0f})",
-                               "yes" if p["meets_gap"] else "no"],
+                               p["meets_gap"]],
                      "command": p["command"]})
     out = {f"ladder-{v}": {"columns": ["level (policy)", "against the level below",
                                        "hands", "win rate (95% CI)",
@@ -239,7 +251,7 @@ def format_table(r: dict) -> str:
         lo, hi = p["win_rate_ci"]
         lines.append(f"  {p['upper']} ({p['a']}) vs {p['lower']} ({p['b']}): "
                      f"{p['win_rate']:.3f} [{lo:.3f}, {hi:.3f}] on {p['hands']} hands"
-                     f"{'' if p['meets_gap'] else '  BELOW THE RULE'}")
+                     f"{'' if p['meets_gap'] == 'yes' else '  RULE ' + p['meets_gap'].upper()}")
     for d in r["levels"]:
         if d["policy"] is None:
             lines.append(f"  {d['level']}: {d['description']}")

@@ -1,0 +1,148 @@
+"""The main job's record over training seeds: evaluates each run's ``final.zip`` and writes
+the tables' data into ``main-job.json`` (then ``python docs/results/tables.py`` writes the
+page's tables from it).
+
+    python -m training.main --config configs/classic.yaml --seed S --run-name main_seedS
+    ...   # once per training seed; each prints "main job wall time: M min" at its end
+    python docs/results/main_job_seeds.py --runs checkpoints/main_seed0 checkpoints/main_seed1 \\
+        checkpoints/main_seed2 --minutes M0 M1 M2 [--hands 1000] [--workers 2]
+
+For each run: ``--hands`` duplicate hands of its ``final.zip`` against the heuristic on
+evaluation seeds 7 and 8 and against random on seed 7 (``training.evaluate``'s figures,
+the same function). Tables written:
+
+- ``main_job_seeds``: one row per training seed (win rates with their 95% intervals, the
+  mean score difference against the heuristic, the main job's wall time);
+- ``main_job_summary``: over the training seeds, the mean and the range (lowest, highest)
+  of each figure, and how many runs reach 0.55 against the heuristic on both seeds;
+- ``main_job``: the evaluation rows of the first run (opening success per level).
+
+The training seed of a run is read from its ``config.yaml`` (written by every run).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+DATA = HERE / "main-job.json"
+#: (opponent, evaluation seed) of every run's evaluations
+EVALUATIONS = (("heuristic", 7), ("heuristic", 8), ("random", 7))
+TARGET = 0.55
+
+
+def evaluate(run: Path, hands: int, workers: int) -> tuple[int, dict]:
+    """(the run's training seed, {(opponent, seed): evaluate's JSON record})."""
+    import yaml
+
+    from training.evaluation import evaluate_policies
+
+    seed = yaml.safe_load((run / "config.yaml").read_text())["seed"]
+    final = run / "final.zip"
+    out = {}
+    for opponent, eval_seed in EVALUATIONS:
+        res = evaluate_policies(str(final), opponent, hands, seed=eval_seed,
+                                variant="classic", workers=workers, progress=True)
+        out[(opponent, eval_seed)] = res
+    return seed, out
+
+
+def ci(r: dict) -> str:
+    lo, hi = r["win_rate_ci"]
+    return f"{r['win_rate']:.3f} ({lo:.3f}-{hi:.3f})"
+
+
+def command(run: Path, opponent: str, seed: int, hands: int) -> str:
+    return (f"python -m training.evaluate --a {run.as_posix()}/final.zip --b {opponent} "
+            f"--hands {hands} --seed {seed} --json")
+
+
+def tables(runs: list[tuple[Path, int, float, dict]], hands: int) -> dict:
+    seeds_rows, summary_rows = [], []
+    for run, seed, minutes, ev in runs:
+        h7, h8, r7 = (ev[k] for k in EVALUATIONS)
+        seeds_rows.append({
+            "cells": [str(seed), ci(h7), ci(h8),
+                      f"{h7['mean_score_diff']:+.0f} / {h8['mean_score_diff']:+.0f}",
+                      ci(r7), f"{minutes:.1f}"],
+            "command": (f"python -m training.main --config configs/classic.yaml --seed {seed} "
+                        f"--run-name {run.name}; then " + command(run, "heuristic", 7, hands)
+                        + " (and --seed 8, --b random)")})
+    for label, key, field in (("win rate vs heuristic, seed 7", EVALUATIONS[0], "win_rate"),
+                              ("win rate vs heuristic, seed 8", EVALUATIONS[1], "win_rate"),
+                              ("mean score diff vs heuristic, seed 7", EVALUATIONS[0],
+                               "mean_score_diff"),
+                              ("win rate vs random, seed 7", EVALUATIONS[2], "win_rate")):
+        xs = [ev[key][field] for _, _, _, ev in runs]
+        fmt = "{:+.0f}" if field == "mean_score_diff" else "{:.3f}"
+        summary_rows.append({"cells": [label, fmt.format(sum(xs) / len(xs)),
+                                       f"{fmt.format(min(xs))} to {fmt.format(max(xs))}"],
+                             "command": "python docs/results/main_job_seeds.py (above)"})
+    minutes = [m for _, _, m, _ in runs]
+    summary_rows.append({"cells": ["main job wall time (min)", f"{sum(minutes) / len(minutes):.1f}",
+                                   f"{min(minutes):.1f} to {max(minutes):.1f}"],
+                         "command": "python -m training.main --config configs/classic.yaml "
+                                    "--seed S (its last line)"})
+    met = sum(ev[EVALUATIONS[0]]["win_rate"] >= TARGET and ev[EVALUATIONS[1]]["win_rate"] >= TARGET
+              for _, _, _, ev in runs)
+    summary_rows.append({"cells": [f"runs at >= {TARGET} vs heuristic on seeds 7 and 8",
+                                   f"{met} of {len(runs)}", ""],
+                         "command": "python docs/results/main_job_seeds.py (above)"})
+    run0, _, _, ev0 = runs[0]
+    levels = [15, 50, 90, 120]
+    main_rows = []
+    for opponent, eval_seed in EVALUATIONS:
+        r = ev0[(opponent, eval_seed)]
+        main_rows.append({
+            "opponent": opponent, "seed": eval_seed, "win_rate": round(r["win_rate"], 4),
+            "win_rate_ci": [round(x, 3) for x in r["win_rate_ci"]],
+            "mean_score_diff": round(r["mean_score_diff"]),
+            "score_diff_ci": [round(x) for x in r["score_diff_ci"]],
+            "opening_success": [round(r["opening_success_a"][str(lv)], 3) for lv in levels],
+            "command": command(run0, opponent, eval_seed, hands)})
+    return {
+        "main_job_seeds": {
+            "columns": ["training seed", "vs heuristic, seed 7 (95% CI)",
+                        "vs heuristic, seed 8 (95% CI)", "mean score diff vs heuristic, 7 / 8",
+                        "vs random, seed 7", "wall time (min)"],
+            "rows": seeds_rows},
+        "main_job_summary": {"columns": ["figure", "mean over the seeds", "range"],
+                             "rows": summary_rows},
+        "main_job": {"kind": "evaluation", "levels": levels, "rows": main_rows},
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python docs/results/main_job_seeds.py",
+                                description=__doc__.split("\n")[0])
+    p.add_argument("--runs", nargs="+", required=True, type=Path,
+                   help="the runs' folders (each with config.yaml and final.zip)")
+    p.add_argument("--minutes", nargs="+", required=True, type=float,
+                   help="each run's main job wall time in minutes, in the order of --runs")
+    p.add_argument("--hands", type=int, default=1000)
+    p.add_argument("--workers", type=int, default=2)
+    args = p.parse_args(argv)
+    if len(args.minutes) != len(args.runs):
+        p.error(f"--minutes: one per run ({len(args.runs)}), got {len(args.minutes)}")
+    for run in args.runs:
+        for name in ("config.yaml", "final.zip"):
+            if not (run / name).is_file():
+                p.error(f"--runs: {run / name} does not exist")
+    sys.path.insert(0, str(ROOT))
+    runs = []
+    for run, minutes in zip(args.runs, args.minutes):
+        seed, ev = evaluate(run, args.hands, args.workers)
+        runs.append((run, seed, minutes, ev))
+    data = json.loads(DATA.read_text()) if DATA.exists() else {"tables": {}}
+    data["tables"].update(tables(runs, args.hands))
+    DATA.write_text(json.dumps(data, indent=1) + "\n")
+    print(f"wrote {DATA.relative_to(ROOT)}; now: python docs/results/tables.py")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
