@@ -33,16 +33,16 @@ from tests.native.test_fast_heuristic import batches
 NATIVE = canasta_env.native.available
 needs_native = pytest.mark.skipif(not NATIVE, reason="the native core is not built")
 
-#: lower bounds on the share of recorded Classic positions (default rules) where the
-#: style's decision is not the default heuristic's; measured shares (6,000 positions of
-#: settings 0-2, each style with that setting's rules) in the comments
+#: lower bounds on the share of recorded Classic positions (settings 0-2) where the
+#: style's decision is not the default heuristic's, about 2/3 of the measured shares
+#: (6,000 positions of settings 0-2, each style with that setting's rules; the comments)
 MIN_DIFFERENT = {
-    "fast_opener": 0.0,
-    "pile_hoarder": 0.0,
-    "freezer": 0.0,
-    "canasta_builder": 0.0,
-    "fast_go_out": 0.0,
-    "defensive": 0.0,
+    "fast_opener": 0.08,      # measured 708 / 6,000 = 0.118
+    "pile_hoarder": 0.06,     # 523 / 6,000 = 0.087
+    "freezer": 0.03,          # 291 / 6,000 = 0.049
+    "canasta_builder": 0.09,  # 793 / 6,000 = 0.132
+    "fast_go_out": 0.12,      # 1,067 / 6,000 = 0.178
+    "defensive": 0.08,        # 752 / 6,000 = 0.125
 }
 
 

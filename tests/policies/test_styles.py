@@ -152,3 +152,18 @@ def test_style_parameters_leave_hand_and_foot_play_unchanged():
         g.apply(acts.pop())
         n += 1
     assert n == 150
+
+
+def test_differ_shares_counts_the_styles_own_decisions():
+    from canasta_env.policies.styles import differ_shares, main
+
+    got = differ_shares(2, seed=7, names=["fast_go_out", "freezer"])
+    assert set(got) == {"fast_go_out", "freezer"}
+    for s in got.values():
+        assert s["decisions"] > 40 and s["share"] == s["differ"] / s["decisions"]
+    # measured: fast_go_out 12 of 53 decisions, freezer 4 of 109
+    assert got["fast_go_out"]["share"] > 0.1 and got["freezer"]["differ"] > 0
+    with pytest.raises(ValueError, match="hands must be a positive int, got 0"):
+        differ_shares(0)
+    with pytest.raises(SystemExit):
+        main(["--hands", "0"])
