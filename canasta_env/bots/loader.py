@@ -6,6 +6,10 @@ spec                 policy
 ``random``           :class:`~canasta_env.policies.RandomPolicy` (seed 0; evaluation
                      reseeds it per episode)
 ``heuristic``        :class:`~canasta_env.policies.HeuristicPolicy`
+``style:<name>``     the heuristic in one of the named playing styles of
+                     :data:`canasta_env.policies.styles.STYLES` (``style:freezer``,
+                     ``style:defensive``...; Classic only: refused for Hand and Foot,
+                     whose heuristic play has no style parameters)
 ``search``           :class:`~canasta_env.search.SearchPolicy`: the heuristic improved by
                      decision-time search on the native core (64 determinised rollouts
                      per legal action; about 30 ms a decision); it needs the game, so it
@@ -258,7 +262,9 @@ def load_policy(spec: str, variant: Any = None) -> Policy:
             :func:`check_policy_variant`.
 
     Raises:
-        PolicySpecError: ``spec`` is not a non-empty string; names no built-in policy and
+        PolicySpecError: ``spec`` is not a non-empty string; ``style:<name>`` with an
+            unknown style name (the message lists the known ones) or for a variant other
+            than Classic; names no built-in policy and
             no existing file; a file with no registered loader (a ``.zip`` before
             ``training`` is imported); a loader whose extra is missing (``ImportError``);
             ``reference`` while neither reference file of the variant is usable; a
@@ -292,14 +298,32 @@ def _load_epsilon(key: str) -> Policy:
     return EpsilonHeuristicPolicy(p, seed=0)
 
 
+def _load_style(key: str, variant: Any) -> Policy:
+    """``style:<name>``: the heuristic in style ``name`` (Classic only)."""
+    from canasta_env.policies.styles import STYLES, style_policy
+
+    name = key.split(":", 1)[1].strip().lower()
+    if name not in STYLES:
+        raise PolicySpecError(f"unknown style {name!r} in policy {key!r}; known styles: "
+                              f"{', '.join(STYLES)}")
+    kind = rules_options(variant).variant
+    if kind != "classic":
+        raise PolicySpecError(f"policy {key!r}: styles play Classic only; "
+                              f"{VARIANT_NAMES.get(kind, kind)} has no heuristic styles "
+                              f"(use 'heuristic')")
+    return style_policy(name)
+
+
 def _load(spec: str, variant: Any) -> Policy:
     if not isinstance(spec, str) or not spec.strip():
-        raise PolicySpecError(f"a policy spec must be 'random', 'heuristic', 'search', "
-                              f"'reference', a level ({', '.join(LEVEL_NAMES)}), a policy "
-                              f"file path (.onnx, .zip) or module:attribute, got {spec!r}")
+        raise PolicySpecError(f"a policy spec must be 'random', 'heuristic', 'style:<name>', "
+                              f"'search', 'reference', a level ({', '.join(LEVEL_NAMES)}), a "
+                              f"policy file path (.onnx, .zip) or module:attribute, got {spec!r}")
     key = spec.strip()
     if is_level(key):  # a difficulty level: the variant's policy for it (canasta_env.bots.levels)
         return _load(level_spec(key, variant), variant)
+    if key.lower().startswith("style:") and not Path(key).exists():
+        return _load_style(key, variant)
     from .outside import is_outside_spec, load_outside
 
     if is_outside_spec(key) and not Path(key).exists():

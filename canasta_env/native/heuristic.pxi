@@ -4,6 +4,9 @@ cdef extern from "core/state.h":
     ctypedef struct cn_heur_params:
         int cap, size, needed, stop_stock, start_meld_hand
         int pack[15]
+        int take_wild_pile, keep_cards, wild_slack, pair_wild_hand, out_margin, close_hand
+        int freeze_pile
+        double danger_weight, keep_pair, keep_triple, keep_melded, value_weight, freeze_cost
     enum:
         CN_O_HAND, CN_O_KNOWN_LEFT, CN_O_KNOWN_PARTNER, CN_O_KNOWN_RIGHT, CN_O_HAND_SIZES
         CN_O_RED_THREES, CN_O_MELDS_US, CN_O_MELDS_THEM, CN_O_PILE_CONTENTS, CN_O_PILE_SIZE
@@ -72,15 +75,21 @@ cdef class NativeHeuristic:
         start_meld_hand: ints with ``|x| <= HEURISTIC_PARAM_LIMIT`` (1,000,000).
         pack: 15 non-negative ints (cards per class, ``deck_counts(decks, jokers)``)
             summing to at most ``HEURISTIC_MAX_PACK`` (480).
+        **style: style parameters (keyword only), checked against
+            :data:`canasta_env.policies.styles.STYLE_PARAMS` (type and range) with
+            :func:`~canasta_env.policies.styles.check_style_param`, all of them before
+            any is copied into C; an omitted one is its default. :attr:`style` reads
+            them back (every one).
 
     Raises:
-        ValueError: a parameter outside those bounds (the message names it).
+        ValueError: a parameter outside those bounds, an unknown style parameter or a
+            value outside its type or range (the message names it).
     """
 
     cdef cn_heur_params p
 
     def __init__(self, max_wilds_per_meld=3, canasta_size=7, canastas_to_go_out=1,
-                 stop_stock=8, start_meld_hand=12, pack=None):
+                 stop_stock=8, start_meld_hand=12, pack=None, **style):
         for name, x in (("max_wilds_per_meld", max_wilds_per_meld),
                         ("canasta_size", canasta_size),
                         ("canastas_to_go_out", canastas_to_go_out), ("stop_stock", stop_stock),
@@ -98,6 +107,7 @@ cdef class NativeHeuristic:
                 for x in pack) or sum(pack) > HEURISTIC_MAX_PACK:
             raise ValueError(f"NativeHeuristic: pack must be {CN_NC} non-negative ints summing "
                              f"to at most {HEURISTIC_MAX_PACK}, got {pack!r}")
+        self._set_style(style)
         self.p.cap = max_wilds_per_meld
         self.p.size = canasta_size
         self.p.needed = canastas_to_go_out
@@ -106,9 +116,45 @@ cdef class NativeHeuristic:
         for c in range(CN_NC):
             self.p.pack[c] = pack[c]
 
+    def _set_style(self, style):
+        """Check every style parameter of ``style`` (a dict; omitted: the default), then
+        copy them all into C."""
+        from ..policies.styles import check_style  # the shared ranges (lazy: no import cycle)
+
+        st = check_style(style, "NativeHeuristic")  # every value checked before any copy
+        self.p.take_wild_pile = st["take_wild_pile"]
+        self.p.keep_cards = st["keep_cards"]
+        self.p.wild_slack = st["wild_slack"]
+        self.p.pair_wild_hand = st["pair_wild_hand"]
+        self.p.out_margin = st["out_margin"]
+        self.p.close_hand = st["close_hand"]
+        self.p.freeze_pile = st["freeze_pile"]
+        self.p.danger_weight = st["danger_weight"]
+        self.p.keep_pair = st["keep_pair"]
+        self.p.keep_triple = st["keep_triple"]
+        self.p.keep_melded = st["keep_melded"]
+        self.p.value_weight = st["value_weight"]
+        self.p.freeze_cost = st["freeze_cost"]
+
+    @property
+    def style(self):
+        """Every style parameter as C holds it: name -> int or float."""
+        return {"take_wild_pile": self.p.take_wild_pile, "keep_cards": self.p.keep_cards,
+                "wild_slack": self.p.wild_slack, "pair_wild_hand": self.p.pair_wild_hand,
+                "out_margin": self.p.out_margin, "close_hand": self.p.close_hand,
+                "freeze_pile": self.p.freeze_pile, "danger_weight": self.p.danger_weight,
+                "keep_pair": self.p.keep_pair, "keep_triple": self.p.keep_triple,
+                "keep_melded": self.p.keep_melded, "value_weight": self.p.value_weight,
+                "freeze_cost": self.p.freeze_cost}
+
     def __reduce__(self):
+        # the constructor's arguments, then the style as the state (__setstate__)
         return (NativeHeuristic, (self.p.cap, self.p.size, self.p.needed, self.p.stop_stock,
-                                  self.p.start_meld_hand, [self.p.pack[c] for c in range(CN_NC)]))
+                                  self.p.start_meld_hand, [self.p.pack[c] for c in range(CN_NC)]),
+                self.style)
+
+    def __setstate__(self, style):
+        self._set_style(style)
 
     def action(self, observation, action_mask):
         """The heuristic's action for one seat: ``observation`` float32 ``(202,)``

@@ -30,6 +30,11 @@ The heuristic, by phase:
   the opponents are close to going out, the stock is nearly gone or the answerer's own
   hand is small; otherwise no.
 - never asks the partner (asking is optional in Classic).
+
+Style parameters (:data:`canasta_env.policies.styles.STYLE_PARAMS`) replace the constants
+of these rules (the pile size that pays a wild card, the cards kept in hand, the score
+margin for going out, the discard costs, freezing the pile); their defaults are the rules
+above. Named styles: :data:`canasta_env.policies.styles.STYLES`.
 """
 
 from __future__ import annotations
@@ -41,6 +46,7 @@ from ..engine.cards import BLACK_THREE, DISCARDABLE, JOKER, MELD_RANKS, RED_THRE
 from ..engine.feasibility import can_go_out as _engine_can_go_out
 from ..engine.game import Phase
 from .protocol import check_policy_batch, check_policy_inputs
+from .styles import check_style
 from .table import _V, TableView, hand_value, p_at_least
 
 
@@ -109,7 +115,7 @@ def _native_heuristic(policy: HeuristicPolicy):
         return None, f"the native core is not built ({e})"
     try:
         return NativeHeuristic(policy.cap, policy.size, policy.needed, policy.stop_stock,
-                               policy.start_meld_hand, policy.pack), None
+                               policy.start_meld_hand, policy.pack, **policy.style), None
     except ValueError as e:
         return None, str(e)
 
@@ -125,6 +131,12 @@ class HeuristicPolicy:
             at least this many cards in hand; a smaller hand keeps its pairs and triples
             to take the discard pile with. Classic only.
         decks, jokers: the pack (Classic: 2 and 4), for counting unseen cards.
+        **style: style parameters (keyword only), each named in
+            :data:`canasta_env.policies.styles.STYLE_PARAMS` with its type, range and the
+            decision it changes (the pile take, the meld thresholds, going out, the
+            discard costs); an omitted one keeps its default, and all defaults are the
+            heuristic as it always played. They change Classic decisions only.
+            :attr:`style` holds every one; named styles: ``styles.STYLES``.
         backend: ``"auto"`` (default): the native core's port of this policy
             (:class:`canasta_env.native._core.NativeHeuristic`, core/heuristic.c) when
             the core is built and the parameters fit it (ints within +-1,000,000, a
@@ -135,6 +147,8 @@ class HeuristicPolicy:
 
     Raises:
         ValueError: an option is not a non-negative int (``decks`` at least 1); an
+            unknown style parameter or a value outside its type or range (the message
+            names it, :func:`canasta_env.policies.styles.check_style_param`); an
             unknown ``backend``; ``backend="native"`` without the core or with
             parameters it cannot hold (the message says which).
     """
@@ -144,7 +158,7 @@ class HeuristicPolicy:
     def __init__(self, max_wilds_per_meld: int = 3, canasta_size: int = 7,
                  canastas_to_go_out: int = 1, stop_stock: int = 8,
                  start_meld_hand: int = 12, decks: int = 2, jokers: int = 4,
-                 backend: str = "auto") -> None:
+                 backend: str = "auto", **style: int | float) -> None:
         for name, value, low in (("start_meld_hand", start_meld_hand, 0), ("decks", decks, 1),
                                  ("jokers", jokers, 0)):
             if not isinstance(value, int) or isinstance(value, bool) or value < low:
@@ -156,6 +170,10 @@ class HeuristicPolicy:
         self.needed = canastas_to_go_out
         self.stop_stock = stop_stock
         self.start_meld_hand = start_meld_hand
+        #: every style parameter (name -> value): the defaults updated with ``style``
+        self.style = check_style(style)
+        for name, value in self.style.items():
+            setattr(self, name, value)
         if backend not in ("auto", "native", "python"):
             raise ValueError(f"HeuristicPolicy: backend must be 'auto', 'native' or 'python', "
                              f"got {backend!r}")
@@ -282,7 +300,7 @@ class HeuristicPolicy:
         for k in takes:
             if k in (A.TAKE_ONTO_MELD, A.TAKE_PAIR):
                 return k
-            if v.pile_size >= 3:  # spend a wild card only on a pile worth it
+            if v.pile_size >= self.take_wild_pile:  # a wild card only on a pile worth it
                 return k
         return A.DRAW_STOCK
 
@@ -299,14 +317,15 @@ class HeuristicPolicy:
         return int(us - them)
 
     def _opponents_close(self, v: TableView) -> bool:
-        return v.canastas(1, self.size) >= self.needed and min(v.sizes[1], v.sizes[3]) <= 3
+        return v.canastas(1, self.size) >= self.needed and \
+            min(v.sizes[1], v.sizes[3]) <= self.close_hand
 
     def _answer(self, v: TableView, legal: set[int]) -> int:
         if A.ANSWER_NO not in legal:
             return A.ANSWER_YES
         # the asker (partner) goes out: my own hand counts against us
         diff = self._estimate(v, 0.0, 100, hand_value(v.hand))
-        yes = (diff > 0 or self._opponents_close(v) or v.stock <= self.stop_stock
+        yes = (diff > self.out_margin or self._opponents_close(v) or v.stock <= self.stop_stock
                or sum(v.hand) <= 3)
         return A.ANSWER_YES if yes else A.ANSWER_NO
 
@@ -360,7 +379,7 @@ class HeuristicPolicy:
             return True
         hv = hand_value(v.hand)
         diff = self._estimate(v, hv, 100, v.hidden_hand_value(2))
-        return diff > 0
+        return diff > self.out_margin
 
     def _go_out_step(self, v: TableView, melds: list[int]) -> int | None:
         """A meld action after which going out stays feasible, best first; None when no
@@ -404,7 +423,7 @@ class HeuristicPolicy:
                 continue
             what, r, k = _meld_kind(a)
             used = 3 if what == "start" else 1
-            if size - used < 2 or (what == "start" and size < self.start_meld_hand):
+            if size - used < self.keep_cards or (what == "start" and size < self.start_meld_hand):
                 continue
             if k == 0:
                 key = (0 if what == "add" else 1, -_V[r])
@@ -412,13 +431,13 @@ class HeuristicPolicy:
                 cur = nat[r] + wild[r]
                 need = self.size - cur
                 room = self.cap - wild[r]
-                if cur >= self.size or need > min(wilds_in_hand, room):
+                if cur >= self.size or need > min(wilds_in_hand, room) + self.wild_slack:
                     continue
                 # joker first: more table points, bigger risk if left in hand
                 key = (2, need, 0 if k == 1 else 1)
             else:
                 # a pair + wild only with spare wild cards and a long hand
-                if wilds_in_hand < 2 or size < 8:
+                if wilds_in_hand < 2 or size < self.pair_wild_hand:
                     continue
                 key = (3, -_V[r], 0 if k == 2 else 1)
             key = (*key, a)
@@ -429,12 +448,16 @@ class HeuristicPolicy:
     # ------------------------------------------------------------------ discard
     def _discard(self, v: TableView, legal: list[int]) -> int | None:
         """The discard with the lowest cost: ``P(the left-hand opponent can take the pile
-        with it) * 300 * (1 + pile size / 5) + (value of keeping it) + card value / 2``.
+        with it) * danger_weight * (1 + pile size / 5) + (value of keeping it: keep_pair,
+        keep_triple, keep_melded) + value_weight * card value`` (defaults 300, 40, 80, 30,
+        1/2).
         The take probability: 1 for a rank the opponents melded while the pile is not
         frozen for them; otherwise the chance that their hidden cards (hypergeometric over
         the unseen cards) hold the natural pair -- or, the pile not frozen for them, a
         natural and a wild card -- that the take needs, counting cards known in their hand.
-        Black 3s (stop cards) go first, wild cards only when nothing else is left."""
+        Black 3s (stop cards) go first, wild cards only when nothing else is left -- or,
+        with ``freeze_pile`` set, at cost ``freeze_cost + value`` while the pile holds at
+        least ``freeze_pile`` cards and is not frozen for the opponents (freezing it)."""
         options = [a for a in legal if a >= A.DISCARD]
         if not options:
             return None
@@ -446,13 +469,14 @@ class HeuristicPolicy:
         p_wild = 1.0 if left[JOKER] + left[TWO] else \
             p_at_least(1, pool, unseen[JOKER] + unseen[TWO], hidden)
         weight = 1.0 + v.pile_size / 5.0
+        freeze = 0 < self.freeze_pile <= v.pile_size and not v.frozen_them
         best, best_key = None, None
         for a in options:
             c = DISCARDABLE[a - A.DISCARD]
             if c == BLACK_THREE:
                 score = -1000.0
             elif c == JOKER or c == TWO:
-                score = 5000.0 + _V[c]
+                score = (self.freeze_cost if freeze else 5000.0) + _V[c]
             else:
                 if v.nat[1][c] and not v.frozen_them:
                     p_take = 1.0
@@ -461,10 +485,10 @@ class HeuristicPolicy:
                     if not v.frozen_them:  # a natural and a wild card also take it
                         p_one = p_at_least(1 - left[c], pool, unseen[c], hidden)
                         p_take += (p_one - p_take) * p_wild
-                keep = (0.0, 0.0, 40.0, 80.0)[min(hand[c], 3)]
+                keep = (0.0, 0.0, self.keep_pair, self.keep_triple)[min(hand[c], 3)]
                 if v.nat[0][c]:
-                    keep += 30.0
-                score = 300.0 * p_take * weight + keep + 0.5 * _V[c]
+                    keep += self.keep_melded
+                score = self.danger_weight * p_take * weight + keep + self.value_weight * _V[c]
             key = (score, a)
             if best_key is None or key < best_key:
                 best, best_key = a, key

@@ -10,7 +10,7 @@ Each page ``NAME.md`` holds its tables between two markers::
     <!-- end of table -->
 
 and ``NAME.json`` beside it holds the data, ``{"tables": {TABLE: {...}}}``, one entry per
-table, in one of three forms:
+table, in one of these forms:
 
 ``{"kind": "evaluation", "levels": [15, 50, 90, 120], "rows": [...]}``
     duplicate-deal evaluations, one row per ``python -m training.evaluate ... --json``
@@ -19,6 +19,21 @@ table, in one of three forms:
     ``opening_success`` (one rate per level of ``levels``) and ``command``.
 ``{"columns": [...], "rows": [{"cells": [...], "command": "..."}, ...]}``
     any other table: the cells as recorded, and the command that produced the row.
+``{"kind": "ratings", "command": "...", "result": {...}}``
+    the ratings of a round robin: ``result`` is ``python -m training.ratings ... --json``'s
+    output as printed (``ratings``: policy, mu, sigma, ordinal, best first).
+``{"kind": "pairs", "command": "...", "result": {...}}``
+    the same output's pairs as a cross table: the row policy's mean score difference per
+    hand against the column policy (points, the row's side minus the column's).
+``{"kind": "panel", "command": "...", "result": {...}}``
+    ``python -m training.evaluation.panel ... --json``'s output: per opponent, A's and the
+    baseline's win rates and mean score differences, the paired difference A - B with its
+    95% CI, and whether A is better (the CI above 0).
+``{"kind": "shares", "command": "...", "result": {...}}``
+    ``python -m canasta_env.policies.styles ... --json``'s output: per style, the share of
+    its decisions that differ from the heuristic's.
+
+A table of one of these four kinds prints its command under it (``Command: `...```).
 ``{"csv": "FILE.csv", "columns": [...], "fields": [...]}``
     every data row of a CSV beside the page (``#`` lines are comments; the first comment
     line that starts with ``# python`` is the command, printed under the table).
@@ -115,10 +130,80 @@ def plain_table(spec: dict) -> str:
     return markdown([*spec["columns"], "command"], rows)
 
 
+def _command(spec: dict) -> str:
+    return f"\nCommand: `{spec['command']}`\n"
+
+
+def ratings_table(spec: dict) -> str:
+    r = spec["result"]
+    rows = [[str(i + 1), f"`{x['policy']}`", f"{x['mu']:.2f}", f"{x['sigma']:.2f}",
+             f"{x['ordinal']:.2f}"] for i, x in enumerate(r["ratings"])]
+    return markdown(["rank", "policy", "mu", "sigma", "ordinal (mu - 3 sigma)"], rows) + \
+        f"\n{r['hands_per_pair']} hands per pair, seed {r['seed']}.\n" + _command(spec)
+
+
+def pairs_table(spec: dict) -> str:
+    r = spec["result"]
+    names = [x["policy"] for x in r["ratings"]]
+    diff = {}
+    for pr in r["pairs"]:
+        diff[pr["a"], pr["b"]] = pr["mean_score_diff"]
+        diff[pr["b"], pr["a"]] = -pr["mean_score_diff"]
+    for a in names:
+        for b in names:
+            if a != b and (a, b) not in diff:
+                raise TableError(f"pairs table: no result for {a} against {b}")
+    rows = [[f"`{a}`", *("-" if a == b else points(diff[a, b]) for b in names)]
+            for a in names]
+    short = [n.removeprefix("style:") for n in names]
+    return markdown(["row against column", *short], rows) + _command(spec)
+
+
+def panel_table(spec: dict) -> str:
+    r = spec["result"]
+    a, b = r["a"], r["baseline"]
+    columns = ["opponent", f"{a} win rate (95% CI)", f"{b} win rate (95% CI)",
+               f"{a} mean score diff", f"{b} mean score diff",
+               f"{a} - {b}, paired (95% CI)", f"{a} better"]
+    rows = []
+    for o in r["opponents"]:
+        lo, hi = o["paired_diff_ci"]
+        alo, ahi = o["a_win_rate_ci"]
+        blo, bhi = o["baseline_win_rate_ci"]
+        rows.append([f"`{o['opponent']}`", f"{rate(o['a_win_rate'])} ({rate(alo)}-{rate(ahi)})",
+                     f"{rate(o['baseline_win_rate'])} ({rate(blo)}-{rate(bhi)})",
+                     points(o["a_mean_score_diff"]), points(o["baseline_mean_score_diff"]),
+                     f"{points(o['paired_diff'])} ({points(lo)} to {points(hi)})",
+                     "yes" if o["better"] else "no"])
+    return markdown(columns, rows) + \
+        f"\n{r['hands']} hands per side and opponent, seed {r['seed']}; " \
+        f"better against every opponent: {'yes' if r['better_against_all'] else 'no'}.\n" + \
+        _command(spec)
+
+
+def shares_table(spec: dict) -> str:
+    r = spec["result"]
+    rows = [[f"`style:{name}`", f"{s['share']:.3f}", f"{s['differ']:,}", f"{s['decisions']:,}"]
+            for name, s in r["styles"].items()]
+    return markdown(["style", "share of decisions unlike the heuristic's", "differ",
+                     "decisions"], rows) + _command(spec)
+
+
+_KINDS = {"ratings": ratings_table, "pairs": pairs_table, "panel": panel_table,
+          "shares": shares_table}
+
+
 def render(spec: dict, folder: Path = HERE) -> str:
     """The Markdown of one table from its data entry (see the module docstring)."""
     if spec.get("kind") == "evaluation":
         return evaluation_table(spec)
+    if spec.get("kind") in _KINDS:
+        try:
+            return _KINDS[spec["kind"]](spec)
+        except (KeyError, TypeError, ValueError) as e:
+            if isinstance(e, TableError):
+                raise
+            raise TableError(f"a {spec['kind']} table's data lacks or garbles {e}") from e
     if "csv" in spec:
         return csv_table(spec, folder)
     return plain_table(spec)

@@ -150,7 +150,8 @@ def test_every_results_table_is_what_the_script_makes_from_its_data():
     tables = tables_module()
     pages = tables.pages()
     assert {p.name for p in pages} == {"main-job.md", "reference-policies.md", "whole-games.md",
-                                       "search.md", "experiments.md", "benchmarks.md"}
+                                       "search.md", "experiments.md", "benchmarks.md",
+                                       "panel.md"}
     for page in pages:
         assert tables.generate(page) == page.read_text(encoding="utf-8"), (
             f"{page.name}: a table differs from its data; run python docs/results/tables.py")
@@ -162,6 +163,8 @@ def test_every_results_table_is_what_the_script_makes_from_its_data():
         for name, spec in specs.items():
             for row in spec.get("rows", []):
                 assert row["command"].startswith("python "), (data.name, name)
+            if "result" in spec:  # a command's JSON output: the command beside it
+                assert spec["command"].startswith("python "), (data.name, name)
     r = subprocess.run([sys.executable, str(RESULTS / "tables.py"), "--check"], cwd=ROOT,
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 0 and r.stderr == "", r.stderr
@@ -182,6 +185,40 @@ def test_an_evaluation_row_is_formatted_from_its_figures():
     spec["rows"][0]["opening_success"] = [1.0]
     with pytest.raises(tables.TableError, match="one rate per level"):
         tables.render(spec)
+
+
+def test_panel_and_ratings_tables_are_formatted_from_the_json_outputs():
+    tables = tables_module()
+    ratings = {"ratings": [{"policy": "search", "mu": 30.5, "sigma": 1.25, "ordinal": 26.75},
+                           {"policy": "style:freezer", "mu": 20, "sigma": 1, "ordinal": 17}],
+               "pairs": [{"a": "style:freezer", "b": "search", "mean_score_diff": -321.6,
+                          "win_rate": 0.3, "win_rate_ci": [0.2, 0.4], "score_diff_ci": [-400, -200],
+                          "hands": 200}], "hands_per_pair": 200, "seed": 7}
+    cmd = "python -m training.ratings --policies search style:freezer --hands 200 --seed 7 --json"
+    assert tables.render({"kind": "ratings", "command": cmd, "result": ratings}).splitlines() == [
+        "| rank | policy | mu | sigma | ordinal (mu - 3 sigma) |", "|---|---|---|---|---|",
+        "| 1 | `search` | 30.50 | 1.25 | 26.75 |", "| 2 | `style:freezer` | 20.00 | 1.00 | 17.00 |",
+        "", "200 hands per pair, seed 7.", "", f"Command: `{cmd}`"]
+    assert tables.render({"kind": "pairs", "command": cmd, "result": ratings}).splitlines()[:4] == [
+        "| row against column | search | freezer |", "|---|---|---|",
+        "| `search` | - | +322 |", "| `style:freezer` | -322 | - |"]
+    del ratings["pairs"][0]
+    with pytest.raises(tables.TableError, match="no result for search against style:freezer"):
+        tables.render({"kind": "pairs", "command": cmd, "result": ratings})
+    panel = {"a": "reference", "baseline": "heuristic", "hands": 400, "seed": 7,
+             "better_against_all": False, "opponents": [
+                 {"opponent": "style:defensive", "a_win_rate": 0.6, "a_win_rate_ci": [0.55, 0.65],
+                  "baseline_win_rate": 0.5, "baseline_win_rate_ci": [0.45, 0.55],
+                  "a_mean_score_diff": 120.4, "baseline_mean_score_diff": 10,
+                  "paired_diff": 110.4, "paired_diff_ci": [-5.2, 226], "better": False}]}
+    out = tables.render({"kind": "panel", "command": "python -m x", "result": panel}).splitlines()
+    assert out[2] == ("| `style:defensive` | 0.600 (0.550-0.650) | 0.500 (0.450-0.550) | +120 | +10 | "
+                      "+110 (-5 to +226) | no |")
+    assert out[4] == ("400 hands per side and opponent, seed 7; better against every opponent: "
+                      "no.")
+    del panel["opponents"][0]["paired_diff_ci"]
+    with pytest.raises(tables.TableError, match="a panel table's data lacks or garbles"):
+        tables.render({"kind": "panel", "command": "python -m x", "result": panel})
 
 
 def test_check_names_a_table_whose_data_changed(tmp_path):

@@ -455,17 +455,18 @@ static double estimate(const view *v, double out_hand_value, int out_bonus, doub
     return us - them;
 }
 
-/* int(x) > 0 for the estimate x: truncation toward zero, as Python's int() */
-static int positive(double x) { return (long long)x > 0; }
+/* int(x) > margin for the estimate x: truncation toward zero, as Python's int() */
+static int above(double x, int margin) { return (long long)x > (long long)margin; }
 
 static int opponents_close(const view *v, const cn_heur_params *p) {
     int m = v->sizes[1] < v->sizes[3] ? v->sizes[1] : v->sizes[3];
-    return canastas(v, 1, p->size) >= p->needed && m <= 3;
+    return canastas(v, 1, p->size) >= p->needed && m <= p->close_hand;
 }
 
 static int want_out(const view *v, const cn_heur_params *p) {
     if (v->stock <= p->stop_stock || opponents_close(v, p)) return 1;
-    return positive(estimate(v, (double)hand_value(v->hand), 100, hidden_hand_value(v, 2), p));
+    return above(estimate(v, (double)hand_value(v->hand), 100, hidden_hand_value(v, 2), p),
+                 p->out_margin);
 }
 
 static int sum15(const int *x) { return cn_sum(x); }
@@ -500,14 +501,14 @@ static int h_draw(const view *v, const int8_t *m, const int *legal, const cn_heu
     }
     for (int i = 0; i < nt; i++) {
         if (takes[i] == A_TAKE_ONTO_MELD || takes[i] == A_TAKE_PAIR) return takes[i];
-        if (v->pile_size >= 3) return takes[i];
+        if (v->pile_size >= p->take_wild_pile) return takes[i];
     }
     return A_DRAW_STOCK;
 }
 
 static int h_answer(const view *v, const int8_t *m, const cn_heur_params *p) {
     if (!m[A_ANSWER_NO]) return A_ANSWER_YES;
-    int yes = positive(estimate(v, 0.0, 100, (double)hand_value(v->hand), p))
+    int yes = above(estimate(v, 0.0, 100, (double)hand_value(v->hand), p), p->out_margin)
               || opponents_close(v, p) || v->stock <= p->stop_stock || sum15(v->hand) <= 3;
     return yes ? A_ANSWER_YES : A_ANSWER_NO;
 }
@@ -552,6 +553,7 @@ static int h_discard(const view *v, const int8_t *m, const cn_heur_params *p) {
     double p_wild = (left[CN_JOKER] + left[CN_TWO]) ? 1.0
                     : p_at_least(&h, 1, un[CN_JOKER] + un[CN_TWO]);
     double weight = 1.0 + v->pile_size / 5.0;
+    int freeze = p->freeze_pile > 0 && p->freeze_pile <= v->pile_size && !v->frozen_them;
     int best = -1;
     double best_score = 0.0;
     for (int a = first; a < A_NUM_CLASSIC; a++) {
@@ -562,7 +564,7 @@ static int h_discard(const view *v, const int8_t *m, const cn_heur_params *p) {
         if (c == CN_B3) {
             score = -1000.0;
         } else if (c == CN_JOKER || c == CN_TWO) {
-            score = 5000.0 + CN_POINTS[c];
+            score = (freeze ? p->freeze_cost : 5000.0) + CN_POINTS[c];
         } else {
             double p_take;
             if (v->nat[1][c] && !v->frozen_them) {
@@ -574,10 +576,10 @@ static int h_discard(const view *v, const int8_t *m, const cn_heur_params *p) {
                     p_take += (p_one - p_take) * p_wild;
                 }
             }
-            static const double KEEP[4] = {0.0, 0.0, 40.0, 80.0};
+            const double KEEP[4] = {0.0, 0.0, p->keep_pair, p->keep_triple};
             double keep = KEEP[hand[c] < 3 ? hand[c] : 3];
-            if (v->nat[0][c]) keep += 30.0;
-            score = 300.0 * p_take * weight + keep + 0.5 * CN_POINTS[c];
+            if (v->nat[0][c]) keep += p->keep_melded;
+            score = p->danger_weight * p_take * weight + keep + p->value_weight * CN_POINTS[c];
         }
         if (best < 0 || score < best_score) {
             best = a;
@@ -629,7 +631,8 @@ static int h_build_step(const view *v, const int *melds, int nm, int size,
         int what, r, k;
         meld_kind(a, &what, &r, &k);
         int used = what == K_START ? 3 : 1;
-        if (size - used < 2 || (what == K_START && size < p->start_meld_hand)) continue;
+        if (size - used < p->keep_cards || (what == K_START && size < p->start_meld_hand))
+            continue;
         int key[3];
         if (k == 0) {
             key[0] = what == K_ADD ? 0 : 1;
@@ -640,12 +643,12 @@ static int h_build_step(const view *v, const int *melds, int nm, int size,
             int need = p->size - cur;
             int room = p->cap - wild[r];
             int lim = wilds_in_hand < room ? wilds_in_hand : room;
-            if (cur >= p->size || need > lim) continue;
+            if (cur >= p->size || need > lim + p->wild_slack) continue;
             key[0] = 2;
             key[1] = need;
             key[2] = k == 1 ? 0 : 1;
         } else {
-            if (wilds_in_hand < 2 || size < 8) continue;
+            if (wilds_in_hand < 2 || size < p->pair_wild_hand) continue;
             key[0] = 3;
             key[1] = -CN_POINTS[r];
             key[2] = k == 2 ? 0 : 1;

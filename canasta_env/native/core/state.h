@@ -232,10 +232,15 @@ enum {
     CN_O_BOOKS_US = 211, CN_OBS_CLASSIC = 202, CN_OBS_HF = 245
 };
 /* HeuristicPolicy's constructor parameters: max_wilds_per_meld (cap), canasta_size,
- * canastas_to_go_out (needed), stop_stock, start_meld_hand, the pack (deck_counts) */
+ * canastas_to_go_out (needed), stop_stock, start_meld_hand, the pack (deck_counts), and
+ * the style parameters (canasta_env/policies/styles.py STYLE_PARAMS: names, defaults and
+ * ranges, checked by the binding before they are copied here) */
 typedef struct {
     int cap, size, needed, stop_stock, start_meld_hand;
     int pack[CN_NC];
+    int take_wild_pile, keep_cards, wild_slack, pair_wild_hand, out_margin, close_hand,
+        freeze_pile;
+    double danger_weight, keep_pair, keep_triple, keep_melded, value_weight, freeze_cost;
 } cn_heur_params;
 /* the heuristic's action; -1 when the sizes are not a layout's or no action is legal */
 int cn_heuristic_action(const float *obs, int obs_size, const int8_t *mask, int num_actions,
