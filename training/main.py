@@ -55,6 +55,12 @@ def main(argv: list[str] | None = None) -> int:
     from training.sb3.train import stopped_message, train
 
     t0 = time.time()
+    from training.common.progress import interval
+
+    try:  # a bad progress interval is refused now, not when the first phase starts
+        interval()
+    except ValueError as e:
+        return fail(p.prog, e)
     try:
         with sigterm_as_interrupt():
             cfg = load_config(args.config, total_timesteps=args.total_timesteps,

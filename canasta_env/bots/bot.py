@@ -26,8 +26,8 @@ policy              meaning
 ``"random"``        :class:`canasta_env.policies.RandomPolicy` (uniform legal moves)
 ``"easy"``,         a difficulty level: the policy of the position's variant for it
 ``"medium"``,       (:data:`canasta_env.bots.levels.LEVELS`; e.g. ``"hard"`` is the
-``"hard"``,         variant's reference); each level beats the one below by at least
-``"expert"``        0.55 per hand (docs/results/ladder.md)
+``"hard"``,         variant's reference); each level is meant to beat the one below by
+``"expert"``        0.55 per hand (docs/results/ladder.md: shown but for Classic's expert)
 a ``.onnx`` path    a policy exported by ``python -m training.export_onnx``
                     (:class:`~canasta_env.bots.onnx_policy.OnnxPolicy`; onnxruntime only)
 a ``.zip`` path     a MaskablePPO checkpoint: needs the training extra, and ``training``

@@ -7,7 +7,8 @@ play) and none copies it. A level name is a policy name like ``heuristic``: it r
 to the spec of the game's variant (Classic's without a variant).
 
 The rule of the ladder: each level beats the level below by at least
-:data:`MIN_GAP` win rate per hand (duplicate hands, ``python -m training.evaluate``).
+:data:`MIN_GAP` win rate per hand (duplicate hands, ``python -m training.evaluate``);
+shown on 1,000 hands for every rung but Classic's ``expert`` (20 hands so far).
 The figures, and the command that regenerates them (``python -m training.ladder``), are
 in docs/results/ladder.md. A level with spec ``None`` is missing for that variant: no
 policy here meets the rule above the level below it; :func:`level_spec` refuses it with

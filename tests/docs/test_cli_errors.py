@@ -109,6 +109,8 @@ CASES = [
     ("training.train", ["--config", "configs/smoke.yaml", "--torch-threads", "two"],
      ["--torch-threads: not an int: 'two'"]),
     ("training.main", ["--config", "configs/smoke.yaml", "--seed", "-1"], ["--seed", "-1"]),
+    ("training.main", ["--config", "configs/smoke.yaml", "--seed", "4294967296"],
+     ["--seed: must be an int in 0..4294967295, got '4294967296'"]),
     ("training.train", ["--config", "configs/smoke.yaml", "--seed", "x"],
      ["--seed: not an int: 'x'"]),
     ("training.train", ["--config", "configs/smoke.yaml", "--torch-threads", "100000"],

@@ -167,3 +167,30 @@ def test_differ_shares_counts_the_styles_own_decisions():
         differ_shares(0)
     with pytest.raises(SystemExit):
         main(["--hands", "0"])
+
+
+@pytest.mark.parametrize("name, value, low", [
+    ("stop_stock", "x", 0), ("stop_stock", True, 0), ("stop_stock", -5, 0),
+    ("max_wilds_per_meld", -1, 0), ("canasta_size", 0, 1), ("canastas_to_go_out", -1, 0),
+    ("start_meld_hand", 2.0, 0)])
+def test_the_rules_options_and_the_plain_knobs_are_checked_too(name, value, low):
+    """Not only the style parameters: a stop_stock of 'x' failed mid-hand with a
+    TypeError, a canasta_size of 0 was taken."""
+    with pytest.raises(ValueError, match=rf"HeuristicPolicy: {name} must be an int >= {low}, "
+                                         rf"got {value!r}"):
+        HeuristicPolicy(**{name: value}, backend="python")
+
+
+def test_a_core_older_than_the_python_code_falls_back_with_the_reason(monkeypatch):
+    """A compiled core built before a new parameter existed raised a bare TypeError from
+    every heuristic; ``auto`` takes the Python code, ``native`` says to rebuild."""
+    core = pytest.importorskip("canasta_env.native._core")
+
+    class Old:
+        def __init__(self, cap, size, needed, stop_stock, start_meld_hand, pack):
+            pass
+
+    monkeypatch.setattr(core, "NativeHeuristic", Old)
+    assert HeuristicPolicy().backend == "python"
+    with pytest.raises(ValueError, match="older than canasta_env's Python code .*pip install -e"):
+        HeuristicPolicy(backend="native")

@@ -78,7 +78,9 @@ def test_a_small_ladder_is_the_evaluations_of_its_pairs(tmp_path):
 def test_a_pair_meets_the_rule_only_with_its_whole_interval():
     assert gap_verdict(0.6185, (0.588, 0.648)) == "yes"
     assert gap_verdict(0.600, (0.387, 0.781)) == "not shown"  # 20 hands: too few to tell
-    assert gap_verdict(0.54, (0.51, 0.57)) == "no"
+    assert gap_verdict(0.54, (0.51, 0.57)) == "not shown"
+    assert gap_verdict(0.0, (0.0, 0.658)) == "not shown"  # 2 hands: nothing shown either way
+    assert gap_verdict(0.50, (0.47, 0.53)) == "no"
     assert gap_verdict(0.55, (0.55, 0.58)) == "yes"
 
 
@@ -106,10 +108,15 @@ def test_tables_of_a_pair_below_the_rule():
     (["--hands", "0"], "--hands"),
     (["--variant", "deluxe"], "invalid choice: 'deluxe'"),
     (["--measured", "/no/such/file.json"], "--measured /no/such/file.json: No such file"),
+    (["--seed", "-1"], "--seed: must be an int >= 0"),
+    # --out is checked before a hand is played
+    (["--out", "/no/such/folder/ladder.json"], "--out: the folder /no/such/folder does not "
+                                               "exist"),
+    (["--out", "docs"], "--out: docs is a directory"),
 ])
 def test_option_errors_are_one_line(capsys, args, message):
     try:
-        code = main([*args, "--out", "-", "--no-progress"])
+        code = main(["--out", "-", *args, "--no-progress"])
     except SystemExit as e:
         code = e.code
     err = capsys.readouterr().err
@@ -127,3 +134,23 @@ def test_a_measured_file_of_no_pair_is_refused(tmp_path, capsys):
     bad.write_text("{}")
     assert main(["--measured", str(bad), "--out", "-"]) == 2
     assert "not the JSON of python -m training.evaluate --json" in capsys.readouterr().err
+
+
+def test_the_record_is_written_only_when_asked(tmp_path, monkeypatch, capsys):
+    """By default the ladder is printed, never written over docs/results/ladder.json;
+    with --out it is printed first, so a file that cannot be written loses nothing."""
+    import training.evaluation.ladder as ladder
+
+    monkeypatch.setattr(ladder, "DEFAULT_OUT", tmp_path / "record.json")
+    assert main(["--variant", "hand_and_foot", "--hands", "2", "--rating-hands", "0",
+                 "--no-progress", "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert [p["upper"] for p in printed["pairs"]] == ["easy", "medium", "hard"]
+    assert not (tmp_path / "record.json").exists()
+    out = tmp_path / "ladder.json"
+    out.write_text("[1, 2]")  # not a ladder file: refused after printing, kept as it was
+    assert main(["--variant", "hand_and_foot", "--hands", "2", "--rating-hands", "0",
+                 "--no-progress", "--json", "--out", str(out)]) == 2
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["pairs"] == printed["pairs"]
+    assert "(the result is printed above)" in captured.err and out.read_text() == "[1, 2]"

@@ -49,6 +49,16 @@ def test_the_command_line(tmp_path):
     out = json.loads(r.stdout)
     assert out["a"] == "heuristic" and out["opponents"][0]["opponent"] == "random"
     bad = subprocess.run([sys.executable, "-m", "training.evaluation.panel", "--a", "nope",
-                          "--opponents", "random", "--hands", "2"], cwd=ROOT,
+                          "--opponents", "random", "--hands", "4"], cwd=ROOT,
                          capture_output=True, text=True, timeout=300)
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "nope" in bad.stderr
+
+
+def test_one_deal_gives_no_verdict():
+    """Two hands are one deal: a paired interval of width 0 said "better" from one deal."""
+    from training.evaluation.panel import main
+
+    with pytest.raises(ValueError, match=r"--hands 2: at least 3 hands \(two deals\)"):
+        compare("heuristic", "random", ["random"], 2)
+    assert main(["--a", "heuristic", "--baseline", "random", "--opponents", "random",
+                 "--hands", "2", "--no-progress"]) == 2

@@ -13,6 +13,22 @@ import argparse
 from canasta_env.cli import existing_file, fail, nonnegative_int, positive_int
 
 
+#: the largest seed numpy's and stable-baselines3's seeding takes
+MAX_SEED = 2**32 - 1
+
+
+def seed_int(text: str) -> int:
+    """A training seed: an int in 0..2**32-1 (an ``argparse`` type).
+
+    Raises:
+        argparse.ArgumentTypeError: anything else.
+    """
+    value = nonnegative_int(text)
+    if value > MAX_SEED:
+        raise argparse.ArgumentTypeError(f"must be an int in 0..{MAX_SEED}, got {text!r}")
+    return value
+
+
 def add_run_flags(parser: argparse.ArgumentParser, *, config_help: str,
                   config_default: str | None = None, run_name_help: str | None = None,
                   config_type=existing_file) -> None:
@@ -27,7 +43,7 @@ def add_run_flags(parser: argparse.ArgumentParser, *, config_help: str,
                         help="override the config")
     parser.add_argument("--run-name", default=None,
                         help=run_name_help or "override the config's run_name (the run's folders)")
-    parser.add_argument("--seed", type=nonnegative_int, default=None,
+    parser.add_argument("--seed", type=seed_int, default=None,
                         help="override the config's seed (the run's deals, opponents and "
                              "initial weights; the evaluation deals keep eval.seed)")
 

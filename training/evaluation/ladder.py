@@ -1,7 +1,8 @@
 """The evidence of the difficulty ladder (:mod:`canasta_env.bots.levels`): each level
 against the level below it, and openskill ratings of every policy of the ladder.
 
-    python -m training.ladder --variant classic --hands 1000 --seed 7 --json
+    python -m training.ladder --variant classic --hands 1000 --seed 7 --json \\
+        --out docs/results/ladder.json
     python -m training.ladder --variant hand_and_foot --hands 1000 --seed 7 --rating-hands 200
     python -m training.ladder --variant classic --hands 1000 --seed 7 \\
         --measured /tmp/search_vs_reference.json      # a pair measured before, not replayed
@@ -22,8 +23,8 @@ Then, unless ``--rating-hands 0``, a round robin (:func:`training.evaluation.rat
 round_robin`) of every distinct policy of the chain (a level plays its spec, so ``hard``
 and ``reference`` are one player), ``--rating-hands`` hands per pair.
 
-The result is written into ``--out`` (default ``docs/results/ladder.json``; ``-``: not
-written): ``{"variants": {VARIANT: result}, "tables": {...}}``, this variant's entries
+The result is printed, and with ``--out FILE`` (e.g. ``docs/results/ladder.json``, the
+record of the docs) written into that file (checked before the first hand is played): ``{"variants": {VARIANT: result}, "tables": {...}}``, this variant's entries
 replaced and the other variant's kept; ``python docs/results/tables.py`` then writes the
 tables of docs/results/ladder.md from it. Exit codes: 0 done, 2 a bad option, policy or
 file (one line on stderr), 130 interrupted (nothing written).
@@ -37,7 +38,14 @@ from pathlib import Path
 
 from canasta_env.bots.levels import LEVEL_NAMES, LEVELS, MIN_GAP, levels_of
 from canasta_env.bots.loader import PolicySpecError, variant_hint
-from canasta_env.cli import ArgumentParser, fail, interrupted, positive_int, require_extra
+from canasta_env.cli import (
+    ArgumentParser,
+    fail,
+    interrupted,
+    nonnegative_int,
+    positive_int,
+    require_extra,
+)
 
 from .duplicate import evaluate_policies
 from .ratings import round_robin
@@ -172,11 +180,11 @@ def run_ladder(variant: str, hands: int, *, seed: int = 7, rating_hands: int = 0
 def gap_verdict(win_rate: float, ci: tuple[float, float] | list[float]) -> str:
     """Whether a pair meets the ladder's rule (win rate of the upper level at least
     :data:`MIN_GAP`): ``"yes"`` when the whole 95% interval ``ci`` is at or above it,
-    ``"no"`` when the estimate ``win_rate`` is below it, else ``"not shown"`` (the
-    estimate meets it, the interval reaches below: too few hands to tell)."""
+    ``"no"`` when the whole interval is below it, else ``"not shown"`` (the interval
+    reaches both sides: too few hands to tell; ``win_rate`` is not needed for that)."""
     if ci[0] >= MIN_GAP:
         return "yes"
-    return "no" if win_rate < MIN_GAP else "not shown"
+    return "no" if ci[1] < MIN_GAP else "not shown"
 
 
 def tables_of(result: dict) -> dict:
@@ -276,7 +284,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--variant", default="classic", choices=sorted(LEVELS))
     p.add_argument("--hands", type=positive_int, default=1000,
                    help="hands per adjacent pair (2 per deal; default 1000)")
-    p.add_argument("--seed", type=int, default=7)
+    p.add_argument("--seed", type=nonnegative_int, default=7)
     p.add_argument("--pair-hands", type=_pair_hands, action="append", default=[],
                    metavar="LEVEL=HANDS",
                    help="hands for the pair whose upper level is LEVEL (e.g. expert=200)")
@@ -289,9 +297,10 @@ def main(argv: list[str] | None = None) -> int:
                    help="leave this level's policy out of the ratings (e.g. expert: the "
                         "search is slow)")
     p.add_argument("--workers", type=positive_int, default=1)
-    p.add_argument("--out", default=str(DEFAULT_OUT),
-                   help="the ladder file to update (default docs/results/ladder.json; "
-                        "'-': write nothing)")
+    p.add_argument("--out", default=None,
+                   help=f"also put the result into this ladder file (the docs' record: "
+                        f"{DEFAULT_OUT.relative_to(DEFAULT_OUT.parents[2]).as_posix()}); by "
+                        f"default only printed")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--no-progress", action="store_true")
     args = p.parse_args(argv)
@@ -301,6 +310,10 @@ def main(argv: list[str] | None = None) -> int:
     levels = [lv for lv, _ in args.pair_hands]
     if len(set(levels)) != len(levels):
         p.error("argument --pair-hands: each level at most once")
+    out = None if args.out in (None, "-") else Path(args.out)
+    if out is not None and (out.is_dir() or not out.parent.is_dir()):
+        p.error(f"argument --out: {out} is a directory" if out.is_dir() else
+                f"argument --out: the folder {out.parent} does not exist")
     try:
         measured = [read_measured(f) for f in args.measured]
         r = run_ladder(args.variant, args.hands, seed=args.seed,
@@ -308,13 +321,18 @@ def main(argv: list[str] | None = None) -> int:
                        measured=measured, rating_exclude=tuple(args.rating_exclude),
                        workers=args.workers,
                        progress=not args.no_progress)
-        if args.out != "-":
-            write(r, Path(args.out))
     except KeyboardInterrupt:
         return interrupted(p.prog, "nothing written")
     except (PolicySpecError, ValueError, OSError) as e:
         return fail(p.prog, variant_hint(e) if isinstance(e, ValueError) else e)
-    print(json.dumps(r) if args.json else format_table(r), file=sys.stdout)
+    # printed first: a file that cannot be written then loses nothing that was played
+    print(json.dumps(r) if args.json else format_table(r), file=sys.stdout, flush=True)
+    if out is not None:
+        try:
+            write(r, out)
+        except (ValueError, OSError) as e:
+            return fail(p.prog, f"--out {out}: {getattr(e, 'strerror', None) or e} (the "
+                                f"result is printed above)")
     return 0
 
 

@@ -27,7 +27,14 @@ import sys
 import numpy as np
 
 from canasta_env.bots.loader import PolicySpecError
-from canasta_env.cli import ArgumentParser, fail, interrupted, positive_int, require_extra
+from canasta_env.cli import (
+    ArgumentParser,
+    fail,
+    interrupted,
+    nonnegative_int,
+    positive_int,
+    require_extra,
+)
 
 from .duplicate import EvaluationInterrupted, play_match
 from .episodes import DEFAULT_BATCH
@@ -70,6 +77,9 @@ def compare(a: str, baseline: str, opponents: list[str], hands: int, *, seed: in
     if not opponents:
         raise ValueError("the panel needs at least one opponent")
     deals = (hands + 1) // 2
+    if deals < 2:  # one deal: an interval of width 0, "better" from a single deal
+        raise ValueError(f"--hands {hands}: at least 3 hands (two deals) for a paired "
+                         f"interval per opponent")
     rows = []
     for opp in opponents:
         per = {}
@@ -111,13 +121,14 @@ def format_table(res: dict) -> str:
 def main(argv: list[str] | None = None) -> int:
     """``python -m training.evaluation.panel``; returns the exit code."""
     require_extra("python -m training.evaluation.panel", "training", modules=("tqdm",))
-    p = ArgumentParser(prog="python -m training.evaluation.panel", description=__doc__.split("\n")[0])
+    p = ArgumentParser(prog="python -m training.evaluation.panel", description="Is a policy better than a baseline against every opponent of a panel? "
+                                  "Paired on the same deals.")
     p.add_argument("--a", required=True, help="the policy to judge")
     p.add_argument("--baseline", default="heuristic", help="what it must beat (heuristic)")
     p.add_argument("--opponents", nargs="+", required=True, help="the panel's policy specs")
     p.add_argument("--hands", type=positive_int, default=1000,
                    help="hands per opponent and side (1000)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=nonnegative_int, default=0)
     p.add_argument("--variant", default="classic")
     p.add_argument("--workers", type=positive_int, default=1)
     p.add_argument("--json", action="store_true")

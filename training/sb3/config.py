@@ -158,7 +158,8 @@ class TrainConfig(_Config):
 
     run_name: RunName = Field("classic_default", description="checkpoints/<run_name>/ and runs/<run_name>/")
     variant: Literal["classic", "hand_and_foot"] = "classic"
-    seed: int = Field(0, ge=0)
+    seed: int = Field(0, ge=0, le=2**32 - 1,
+                      description="the run's seed (deals, opponents, initial weights)")
     total_timesteps: int = Field(500_000, ge=1, description="learner decisions to train for")
     n_envs: int = Field(2, ge=1, le=65_536, description="environments; with vec_env: "
                         "batched, the games played side by side in one process (at most 64 "

@@ -35,6 +35,7 @@ import numpy as np
 
 from canasta_env.cli import (
     ArgumentParser,
+    fail,
     held_signals,
     ignore_signals_while_exiting,
     interrupted,
@@ -301,6 +302,12 @@ def main(argv: list[str] | None = None) -> int:
                    help="checkpoint .zip to continue from")
     add_torch_threads_flag(p)
     args = p.parse_args(argv)
+    from training.common.progress import interval
+
+    try:  # a bad progress interval is refused now, not when the first phase starts
+        interval()
+    except ValueError as e:
+        return fail(p.prog, e)
     try:
         with sigterm_as_interrupt():
             cfg = load_config(args.config, total_timesteps=args.total_timesteps,
