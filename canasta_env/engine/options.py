@@ -198,6 +198,8 @@ class RulesOptions:
             raise OptionsError(f"foot_size must be 0 (no foot) or in 3..30, got {self.foot_size}")
         self._check_deal_fits()
         try:
+            if not isinstance(self.round_minimums, (list, tuple)):  # a dict, set or str too
+                raise TypeError("not a list or tuple")
             rm = tuple(_int(m) for m in self.round_minimums)
         except (TypeError, ValueError, OverflowError):
             raise OptionsError(f"round_minimums must be a sequence of ints, got "
@@ -222,6 +224,9 @@ class RulesOptions:
                 f"(docs/RULES.md §2.6, §3.4)")
         mins = self.opening_minimums
         try:
+            if not isinstance(mins, (list, tuple)) or \
+                    any(not isinstance(pair, (list, tuple)) for pair in mins):
+                raise TypeError("not a list or tuple of pairs")
             mins = tuple((_int(lo), _int(m)) for lo, m in mins)
         except (TypeError, ValueError, OverflowError):
             raise OptionsError(

@@ -168,12 +168,25 @@ def test_rules_the_bots_cannot_play_are_a_400(client):
     ({"starting_scores": [5000, 0]}, "must be below the target_score 5000"),
     ({"starting_scores": [0, 2999], "rules": {"target_score": 2999}}, "below the target_score"),
     ({"seed": 2**63}, "seed must be an int in"),
+    # found by schemathesis: a dict as round_minimums and 0 as auto_deal were accepted
+    ({"rules": {"round_minimums": {}}}, "round_minimums must be a sequence of ints"),
 ])
 def test_bad_rules_and_scores_are_a_400_naming_them(client, app, body, needle):
     n = app.state.service.count()
     r = client.post("/games", json={"seats": ["bot"] * 4, **body})
     assert r.status_code == 400, r.text
     assert needle in r.json()["detail"]
+    assert app.state.service.count() == n
+
+
+def test_auto_deal_is_a_json_boolean_only(client, app):
+    """0 was taken as false (pydantic's lax mode); the schema says boolean."""
+    n = app.state.service.count()
+    for bad in (0, 1, "true"):
+        r = client.post("/games", json={"seats": ["bot"] * 4, "auto_deal": bad})
+        assert r.status_code == 422, r.text
+        assert r.json()["detail"] == ("invalid request: body.auto_deal: Input should be a "
+                                      "valid boolean")
     assert app.state.service.count() == n
 
 

@@ -12,6 +12,7 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    StrictBool,
     StrictInt,
     StrictStr,
     WithJsonSchema,
@@ -190,7 +191,8 @@ class NewGame(BaseModel):
     bot_policy: StrictStr | None = Field(
         None, max_length=1000, examples=list(BUILTIN_POLICIES),
         description=POLICY_DOC + " or the server's --policy (default)")
-    auto_deal: bool = Field(False, description="deal the next hand as soon as one ends")
+    # strict: 0 / 1 / "true" are not the schema's boolean (schemathesis found 0 accepted)
+    auto_deal: StrictBool = Field(False, description="deal the next hand as soon as one ends")
     rules: Annotated[dict[str, Any] | None, WithJsonSchema(
         {"anyOf": [rules_schema(), {"type": "null"}]})] = None
     starting_scores: Annotated[list[JsonInt] | None, WithJsonSchema({
