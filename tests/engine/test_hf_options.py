@@ -61,7 +61,6 @@ def test_classic_defaults_switch_the_hand_and_foot_rules_off():
     # an array: schemathesis found POST /games accepting it)
     (dict(round_minimums={}), "round_minimums must be a sequence of ints, got {}"),
     (dict(round_minimums={60: 1}), "round_minimums must be a sequence"),
-    (dict(opening_minimums={0: 50}), "opening_minimums must be"),
     (dict(draw_count=0), "draw_count"),
     (dict(max_meld_size=3), "max_meld_size"),
     (dict(canasta_size=8), "exceeds max_meld_size"),
