@@ -1,7 +1,7 @@
 """Play Canasta in the terminal against bots.
 
-    python -m canasta_env.bots.play [--seat 0] [--policy easy|medium|hard|expert|heuristic|search] [--seed S] [--game]
-                                    [--variant classic|hand_and_foot]
+    python -m canasta_env.bots.play [--seat 0] [--policy easy|medium|hard|expert|heuristic|search]
+                                    [--seed S] [--game] [--variant classic|hand_and_foot]
     python -m training.play ...    # the same, with .zip checkpoints loadable (canasta-play)
 
 You hold one seat (partner: the seat opposite, played by a bot like the opponents).

@@ -119,8 +119,7 @@ def _native_heuristic(policy: HeuristicPolicy):
     except ValueError as e:
         return None, str(e)
     except TypeError as e:  # a compiled core older than this module (new parameters)
-        return None, (f"the compiled core is older than canasta_env's Python code ({e}); "
-                      f"rebuild it: pip install -e .")
+        return None, f"the compiled core is older than this code ({e}); pip install -e ."
 
 
 class HeuristicPolicy:
@@ -162,12 +161,10 @@ class HeuristicPolicy:
                  canastas_to_go_out: int = 1, stop_stock: int = 8,
                  start_meld_hand: int = 12, decks: int = 2, jokers: int = 4,
                  backend: str = "auto", **style: int | float) -> None:
-        for name, value, low in (("max_wilds_per_meld", max_wilds_per_meld, 0),
-                                 ("canasta_size", canasta_size, 1),
-                                 ("canastas_to_go_out", canastas_to_go_out, 0),
-                                 ("stop_stock", stop_stock, 0),
-                                 ("start_meld_hand", start_meld_hand, 0), ("decks", decks, 1),
-                                 ("jokers", jokers, 0)):
+        for name, value, low in (
+                ("max_wilds_per_meld", max_wilds_per_meld, 0), ("canasta_size", canasta_size, 1),
+                ("canastas_to_go_out", canastas_to_go_out, 0), ("stop_stock", stop_stock, 0),
+                ("start_meld_hand", start_meld_hand, 0), ("decks", decks, 1), ("jokers", jokers, 0)):
             if not isinstance(value, int) or isinstance(value, bool) or value < low:
                 raise ValueError(f"HeuristicPolicy: {name} must be an int >= {low}, "
                                  f"got {value!r}")

@@ -189,7 +189,7 @@ def style_policy(name: str, backend: str = "auto", **options: Any):
     """
     if name not in STYLES:
         raise KeyError(f"unknown style {name!r}; known: {', '.join(STYLES)}")
-    from .heuristic import HeuristicPolicy
+    from . import HeuristicPolicy
 
     policy = HeuristicPolicy(backend=backend, **{**STYLES[name].params, **options})
     policy.name = f"style:{name}"
@@ -214,7 +214,7 @@ def differ_shares(hands: int, seed: int = 0, names: list[str] | None = None) -> 
 
     from ..engine import Game, preset
     from ..observation import encode
-    from .heuristic import HeuristicPolicy
+    from . import HeuristicPolicy
 
     if not isinstance(hands, int) or isinstance(hands, bool) or hands < 1:
         raise ValueError(f"hands must be a positive int, got {hands!r}")

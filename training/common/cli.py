@@ -12,7 +12,6 @@ import argparse
 
 from canasta_env.cli import existing_file, fail, nonnegative_int, positive_int
 
-
 #: the largest seed numpy's and stable-baselines3's seeding takes
 MAX_SEED = 2**32 - 1
 

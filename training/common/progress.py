@@ -144,4 +144,5 @@ def progress_bar(total: int, desc: str, unit: str, enabled: bool = True, file=No
     return LineProgress(total, desc, unit, file)
 
 
-__all__ = ["progress_bar", "LineProgress", "is_terminal", "duration", "plural", "EVERY", "ENV_VAR", "interval"]
+__all__ = ["progress_bar", "LineProgress", "is_terminal", "duration", "plural", "EVERY",
+           "ENV_VAR", "interval"]

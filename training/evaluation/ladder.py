@@ -24,7 +24,8 @@ round_robin`) of every distinct policy of the chain (a level plays its spec, so 
 and ``reference`` are one player), ``--rating-hands`` hands per pair.
 
 The result is printed, and with ``--out FILE`` (e.g. ``docs/results/ladder.json``, the
-record of the docs) written into that file (checked before the first hand is played): ``{"variants": {VARIANT: result}, "tables": {...}}``, this variant's entries
+record of the docs) written into that file (checked before the first hand is played):
+``{"variants": {VARIANT: result}, "tables": {...}}``, this variant's entries
 replaced and the other variant's kept; ``python docs/results/tables.py`` then writes the
 tables of docs/results/ladder.md from it. Exit codes: 0 done, 2 a bad option, policy or
 file (one line on stderr), 130 interrupted (nothing written).

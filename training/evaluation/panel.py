@@ -121,7 +121,9 @@ def format_table(res: dict) -> str:
 def main(argv: list[str] | None = None) -> int:
     """``python -m training.evaluation.panel``; returns the exit code."""
     require_extra("python -m training.evaluation.panel", "training", modules=("tqdm",))
-    p = ArgumentParser(prog="python -m training.evaluation.panel", description="Is a policy better than a baseline against every opponent of a panel? "
+    p = ArgumentParser(prog="python -m training.evaluation.panel",
+                       description="Is a policy better than a baseline against every opponent "
+                                   "of a panel? "
                                   "Paired on the same deals.")
     p.add_argument("--a", required=True, help="the policy to judge")
     p.add_argument("--baseline", default="heuristic", help="what it must beat (heuristic)")
