@@ -1,15 +1,17 @@
-"""Decision-time search: the heuristic improved by determinised rollouts on the native core.
+"""Decision-time search: a policy improved by determinised rollouts on the native core.
 
 The search (:func:`canasta_env.native.search_values`, core/search.c) tries every legal
 action of the seat on turn on the same ``determinisations`` deals of the cards that seat
 cannot see (the other hands less their known cards, the stock, the feet not yet picked up;
 a red 3 never in a hand) and plays each hand out with the heuristic for all four seats.
-:func:`improve` keeps the heuristic's action unless another action's outcome, paired over
-the same deals, is better by more than ``z`` standard errors: with a hand's score spread,
-plain argmax over 16-64 deals is mostly noise and plays worse than the heuristic.
+:func:`improve` keeps the base policy's action (the heuristic's, or a network's) unless
+another action's outcome, paired over the same deals, is better by more than ``z`` standard
+errors: with a hand's score spread, plain argmax over 16-64 deals is mostly noise and plays
+worse than the heuristic.
 
-:class:`SearchPolicy` is the search as a player (the policy name ``search`` of the bots,
-the service, terminal play and ``training.evaluate``). It needs the game, not only an
+:class:`SearchPolicy` is the search as a player: the policy name ``search`` (the heuristic
+as base) and ``search_reference`` (the variant's shipped reference network as base) of the
+bots, the service, terminal play and ``training.evaluate``. It needs the game, not only an
 observation: it reads the true state only to find the cards the seat cannot see, deals
 them again at random, and never looks at where they really are (a test gives it two
 states that differ only in hidden cards and checks that it searches them identically).
@@ -102,37 +104,58 @@ def improve(values: np.ndarray, base: np.ndarray, settings: SearchSettings):
 
 
 class SearchPolicy:
-    """The heuristic improved by decision-time search, as a player.
+    """A base policy improved by decision-time search, as a player.
+
+    The base policy proposes the move (the heuristic by default; a network such as the
+    shipped reference with ``base=``: the policy name ``search_reference``); the search
+    keeps it unless another legal action's rollout outcome beats it by ``z`` standard
+    errors over the same deals. The rollouts are always the heuristic's.
 
     Args:
         determinisations, z, criterion: :class:`SearchSettings` (defaults 64, 1.5, win).
         seed: int; the deals of a decision come from ``(seed, the game's decision
             count)``, so the same game and seed always give the same move.
+        base: ``None`` (the heuristic) or a policy with ``act(observation, action_mask)
+            -> int`` (observation float32 ``(obs_size,)``, mask int8 ``(num_actions,)``)
+            that must not keep state between calls; its ``obs_size`` / ``num_actions``
+            (a network's variant) become this policy's.
 
     Raises:
         ValueError: bad settings (see :class:`SearchSettings`).
+        TypeError: ``base`` has no ``act`` method.
         RuntimeError: the native core is not built (the search has no Python version).
     """
 
-    #: plays every variant (its rollouts are the heuristic's), like the heuristic
+    #: plays every variant (its rollouts are the heuristic's), like the heuristic; with a
+    #: network as ``base``, that network's variant only (its ``obs_size``, ``num_actions``)
     stateless = True
 
     def __init__(self, determinisations: int = 64, z: float = 1.5, criterion: str = "win",
-                 seed: int = 0) -> None:
+                 seed: int = 0, base=None) -> None:
         from .native import available
         from .policies import HeuristicPolicy
 
         self.settings = SearchSettings(determinisations, z, criterion)
+        if base is not None and not callable(getattr(base, "act", None)):
+            raise TypeError(f"base must be None (the heuristic) or a policy with an act() "
+                            f"method, got {base!r}")
         if not available:
             raise RuntimeError("SearchPolicy needs the compiled native core "
                                "(reinstall with a C compiler: pip install -e .)")
         self.heuristic = HeuristicPolicy(backend="native")
+        self.base = base
         self.seed = int(seed)
+        if base is not None:  # a network plays one variant: the bots check these sizes
+            self.obs_size = getattr(base, "obs_size", None)
+            self.num_actions = getattr(base, "num_actions", None)
+            if getattr(base, "model", None) is not None and self.obs_size is None:
+                self.model = base.model  # an SB3 checkpoint's spaces give its variant
 
     def __repr__(self) -> str:
         s = self.settings
+        base = "" if self.base is None else f", base={self.base!r}"
         return (f"SearchPolicy(determinisations={s.determinisations}, z={s.z}, "
-                f"criterion={s.criterion!r}, seed={self.seed})")
+                f"criterion={s.criterion!r}, seed={self.seed}{base})")
 
     def reset(self, seed: int | None = None) -> None:
         """Nothing to reset: the deals of a decision depend only on the constructor's
@@ -171,7 +194,9 @@ class SearchPolicy:
         mask = np.zeros(native.num_actions, np.int8)
         mask[legal] = 1
         obs = native.encode(to_move) if isinstance(game, NativeGame) else encode(game, to_move)
-        base = int(self.heuristic.act(obs, mask))
+        base = int((self.heuristic if self.base is None else self.base).act(obs, mask))
+        if base not in legal:  # a base policy's bug, never the caller's fault
+            raise RuntimeError(f"the base policy {self.base!r} chose illegal action {base}")
         if len(legal) == 1:
             return base
         s = self.settings

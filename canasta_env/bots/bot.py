@@ -11,32 +11,34 @@ layout in the docstring of :func:`canasta_env.engine.position.to_position`). The
 only what ``seat`` may know: it acts on ``canasta_env.observation.encode(game, seat)``
 and the legal-action mask, exactly like the policies in training and evaluation.
 
-==================  =================================================================
-policy              meaning
-==================  =================================================================
-``"reference"``     the shipped reference policy of the position's variant
-                    (``checkpoints/reference/``: the ``.onnx`` with onnxruntime, else
-                    the ``.zip`` with the training extra; see
-                    :func:`canasta_env.bots.loader.reference_path`): Classic's or Hand
-                    and Foot's network (the heuristic for a variant without one)
-``"heuristic"``     :class:`canasta_env.policies.HeuristicPolicy` (rule-based, fast)
-``"search"``        :class:`canasta_env.search.SearchPolicy`: the heuristic improved by
-                    decision-time search (the strongest Classic player; about 30 ms a
-                    decision; needs the compiled core)
-``"random"``        :class:`canasta_env.policies.RandomPolicy` (uniform legal moves)
-``"easy"``,         a difficulty level: the policy of the position's variant for it
-``"medium"``,       (:data:`canasta_env.bots.levels.LEVELS`; e.g. ``"hard"`` is the
-``"hard"``,         variant's reference); each level is meant to beat the one below by
-``"expert"``        0.55 per hand (docs/results/ladder.md: shown but for Classic's expert)
-a ``.onnx`` path    a policy exported by ``python -m training.export_onnx``
-                    (:class:`~canasta_env.bots.onnx_policy.OnnxPolicy`; onnxruntime only)
-a ``.zip`` path     a MaskablePPO checkpoint: needs the training extra, and ``training``
-                    imported (it registers the loader; see :mod:`canasta_env.bots.loader`)
-``"module:attr"``   a policy of your own, ``module:attribute``
-                    (:mod:`canasta_env.bots.outside`): a class gets one instance per
-                    seat, renewed (and its ``reset(seed)`` hook called) at each new hand
-                    the bot sees for that seat (a new deal seed or hand number)
-==================  =================================================================
+======================  =================================================================
+policy                  meaning
+======================  =================================================================
+``"reference"``         the shipped reference policy of the position's variant
+                        (``checkpoints/reference/``: the ``.onnx`` with onnxruntime, else
+                        the ``.zip`` with the training extra; see
+                        :func:`canasta_env.bots.loader.reference_path`): Classic's or Hand
+                        and Foot's network (the heuristic for a variant without one)
+``"heuristic"``         :class:`canasta_env.policies.HeuristicPolicy` (rule-based, fast)
+``"search"``            :class:`canasta_env.search.SearchPolicy`: the heuristic improved by
+                        decision-time search (about 30 ms a decision; needs the compiled
+                        core)
+``"search_reference"``  the same search with the variant's reference network as the
+                        base policy (network-guided search; docs/results/search.md)
+``"random"``            :class:`canasta_env.policies.RandomPolicy` (uniform legal moves)
+``"easy"``,             a difficulty level: the policy of the position's variant for it
+``"medium"``,           (:data:`canasta_env.bots.levels.LEVELS`; e.g. ``"hard"`` is the
+``"hard"``,             variant's reference); each level is meant to beat the one below by
+``"expert"``            0.55 per hand (docs/results/ladder.md: shown but for Classic's expert)
+a ``.onnx`` path        a policy exported by ``python -m training.export_onnx``
+                        (:class:`~canasta_env.bots.onnx_policy.OnnxPolicy`; onnxruntime only)
+a ``.zip`` path         a MaskablePPO checkpoint: needs the training extra, and ``training``
+                        imported (it registers the loader; see :mod:`canasta_env.bots.loader`)
+``"module:attr"``       a policy of your own, ``module:attribute``
+                        (:mod:`canasta_env.bots.outside`): a class gets one instance per
+                        seat, renewed (and its ``reset(seed)`` hook called) at each new hand
+                        the bot sees for that seat (a new deal seed or hand number)
+======================  =================================================================
 
 A policy built for one variant (a network: its observation size and number of actions)
 never plays another: ``Bot(policy, variant=...)`` refuses it at once, and every move on
@@ -163,7 +165,7 @@ class Bot:
         if isinstance(policy, str):
             self.name = policy.strip()
             self.policy = load_policy(policy, variant=variant)
-            if self.name.lower() == "reference" or is_level(self.name):
+            if self.name.lower() in ("reference", "search_reference") or is_level(self.name):
                 self._reference = True  # the variant's own policy, per variant
                 key = "classic" if variant is None else rules_options(variant).variant
                 self._by_variant[key] = self.policy

@@ -100,7 +100,7 @@ from .variants import (  # noqa: F401 (re-exported: their old home)
     rules_options,
 )
 
-BUILTIN = ("random", "heuristic", "search", "reference")
+BUILTIN = ("random", "heuristic", "search", "search_reference", "reference")
 #: ``epsilon-heuristic:P``: the heuristic with a random move with probability ``P``
 EPSILON_PREFIX = "epsilon-heuristic:"
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -341,6 +341,15 @@ def _load(spec: str, variant: Any) -> Policy:
             return SearchPolicy()
         except RuntimeError as e:  # no compiled core
             raise PolicySpecError(f"cannot load policy 'search': {e}") from e
+    if key.lower() == "search_reference":  # the search with the variant's reference as base
+        from ..native import available
+        from ..search import SearchPolicy
+
+        if not available:
+            raise PolicySpecError("cannot load policy 'search_reference': SearchPolicy needs "
+                                  "the compiled native core (reinstall with a C compiler: "
+                                  "pip install -e .)")
+        return SearchPolicy(base=_load("reference", variant))
     if key.lower() == "reference" and reference_note(variant) is not None:
         return HeuristicPolicy()  # the variant has no reference files
     path = reference_path(variant) if key.lower() == "reference" else Path(key)

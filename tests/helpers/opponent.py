@@ -29,21 +29,23 @@ def smoke_checkpoint(tmp_path_factory) -> Path:
     return _SMOKE["path"]
 
 
-def heuristic_positions(seed: int, every: int = 7, limit: int = 40) -> list[dict]:
+def heuristic_positions(seed: int, every: int = 7, limit: int = 40,
+                        variant: str = "classic") -> list[dict]:
     """Positions (seat on turn = ``current`` or the answering partner) met while four
-    heuristic players play a hand of ``Game(seed=seed)``; every ``every``-th decision."""
-    from canasta_env.engine import NUM_ACTIONS
+    heuristic players play a hand of ``Game(preset(variant), seed=seed)``; every
+    ``every``-th decision."""
+    from canasta_env.engine import preset
     from canasta_env.observation import encode
 
     pol = HeuristicPolicy()
-    game = Game(seed=seed)
+    game = Game(preset(variant), seed=seed)
     out = []
     n = 0
     while not game.hand_over and len(out) < limit:
         if n % every == 0:
             out.append(to_position(game))
         seat = game.to_move
-        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        mask = np.zeros(game.num_actions, dtype=np.int8)
         mask[game.legal_actions()] = 1
         game.apply(pol.act(encode(game, seat), mask))
         n += 1

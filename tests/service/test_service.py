@@ -375,6 +375,20 @@ def test_stateless_move_with_the_search_bot(client):
     assert "search" in client.get("/api").json()["policies"]
 
 
+def test_stateless_move_with_the_network_guided_search(client):
+    """``policy: "search_reference"``: the service's move is that bot's move, in Classic
+    and in Hand and Foot (each with its own reference as the search's base)."""
+    bot = Bot("search_reference")
+    for variant in ("classic", "hand_and_foot"):
+        for pos in heuristic_positions(seed=44, every=13, limit=2, variant=variant):
+            seat = from_position(pos).to_move
+            r = client.post("/move", json={"position": pos, "seat": seat,
+                                           "policy": "search_reference"})
+            assert r.status_code == 200, r.text
+            assert {k: r.json()[k] for k in ("action", "description")} == bot.choose(pos, seat)
+    assert "search_reference" in client.get("/api").json()["policies"]
+
+
 def test_stateless_bad_requests(client):
     pos = to_position(Game(seed=2))
     seat = from_position(pos).to_move

@@ -24,7 +24,7 @@ from canasta_env.engine.options import preset
 from canasta_env.engine.state import Phase
 from tests.helpers.service import free_port, start_server, stop
 
-POLICIES = ("heuristic", "random", "reference", "search")
+POLICIES = ("heuristic", "random", "reference", "search", "search_reference")
 _DEEP = "@deep@"  # replaced by 20,000 nested arrays in the request text (json cannot write it)
 
 

@@ -31,8 +31,8 @@ def client(tmp_path_factory):
 
 
 def test_index_and_schema_list_the_levels(client):
-    assert BUILTIN_POLICIES == ("heuristic", "random", "reference", "search", "easy",
-                                "medium", "hard", "expert")
+    assert BUILTIN_POLICIES == ("heuristic", "random", "reference", "search",
+                                "search_reference", "easy", "medium", "hard", "expert")
     index = client.get("/api").json()
     assert index["policies"] == sorted(BUILTIN_POLICIES)
     assert {v: [(d["level"], d["policy"]) for d in rows]
@@ -72,7 +72,7 @@ def test_stateless_move_with_a_level_is_that_levels_move(client):
 @pytest.mark.parametrize("body, needle", [
     ({"seats": ["human", "bot", "bot", "bot"], "bot_policy": "legendary"},
      "bot policy 'legendary' is not offered by this server: use one of heuristic, random, "
-     "reference, search, easy, medium, hard, expert"),
+     "reference, search, search_reference, easy, medium, hard, expert"),
     ({"seats": ["human", "bot", "bot", "bot"], "bot_policy": "expert",
       "variant": "hand_and_foot"},
      "bot policy 'expert' cannot play this game: level 'expert' is missing"),

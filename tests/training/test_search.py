@@ -536,3 +536,99 @@ def test_search_policy_plays_through_bot_and_evaluate():
     one = play_episode(env, [pol, HeuristicPolicy(), pol, HeuristicPolicy()],
                        deal_seed(3, 0), 0, 0)
     assert one == recs[0]
+
+
+class _HighestLegal:
+    """A deterministic base policy unlike the heuristic: the highest legal action id."""
+
+    def act(self, observation, action_mask):
+        return int(np.flatnonzero(action_mask)[-1])
+
+
+class _Illegal:
+    def act(self, observation, action_mask):
+        return int(np.flatnonzero(action_mask == 0)[0])
+
+
+def _native_legal_mask(game):
+    mask = np.zeros(game.num_actions, np.int8)
+    mask[game.legal_actions()] = 1
+    return mask
+
+
+def test_search_with_the_heuristic_as_base_is_the_search():
+    from canasta_env.search import SearchPolicy
+
+    plain, based = SearchPolicy(determinisations=16, seed=5), \
+        SearchPolicy(determinisations=16, seed=5, base=HeuristicPolicy())
+    games = _positions("classic", 3, 51, seed=21)
+    assert len(games) >= 6
+    for g in games:
+        if g.to_move is not None:
+            assert based.act_game(g) == plain.act_game(g)
+
+
+def test_search_keeps_the_base_policys_move_unless_another_is_clearly_better():
+    """With a base policy of its own, the search's move is :func:`improve` of the rollout
+    outcomes around the base's move: the base's move itself at an unreachable ``z``, and
+    at z = 1.5 the clearly better move where the weak base errs (here it often does)."""
+    from canasta_env.native import search_game_values
+    from canasta_env.search import SearchPolicy, SearchSettings, improve
+
+    base = _HighestLegal()
+    strict = SearchPolicy(determinisations=16, z=1e9, seed=2, base=base)
+    search = SearchPolicy(determinisations=16, z=1.5, seed=2, base=base)
+    deviated = 0
+    for g in _positions("classic", 6, 120, seed=22):  # 42 positions on turn
+        if g.to_move is None:
+            continue
+        mask = _native_legal_mask(g)
+        proposed = base.act(g.encode(g.to_move), mask)
+        assert strict.act_game(g) == proposed
+        seed = (2 * 1_000_003 + int(g.decisions)) & 0xFFFFFFFFFFFFFFFF
+        values = search_game_values(g, search.heuristic._core, 16, seed, 5000)
+        want, _, _ = improve(values[None], np.array([proposed]), SearchSettings(16, 1.5))
+        got = search.act_game(g)
+        assert got == int(want[0]) and mask[got] == 1
+        deviated += got != proposed
+    assert deviated >= 3
+
+
+def test_search_refuses_a_bad_base_policy():
+    from canasta_env.search import SearchPolicy
+
+    with pytest.raises(TypeError, match="base must be None .* or a policy with an act"):
+        SearchPolicy(base=object())
+    g = _positions("classic", 1, 17, seed=3)[0]
+    with pytest.raises(RuntimeError, match="the base policy .* chose illegal action"):
+        SearchPolicy(base=_Illegal()).act_game(g)
+
+
+def test_search_reference_plays_each_variant_with_that_variants_reference():
+    """``search_reference``: the search with the variant's reference network as base; a
+    variant's network never plays the other variant, and the bot plays both."""
+    from canasta_env.bots import Bot
+    from canasta_env.bots.loader import BUILTIN, load_policy
+    from canasta_env.bots.variants import PolicyVariantError, check_policy_variant, policy_sizes
+    from canasta_env.engine import Game
+    from canasta_env.search import SearchPolicy
+
+    assert "search_reference" in BUILTIN
+    classic = load_policy("search_reference", variant="classic")
+    hf = load_policy("search_reference", variant="hand_and_foot")
+    assert isinstance(classic, SearchPolicy) and isinstance(hf, SearchPolicy)
+    assert policy_sizes(classic) == (202, 91)  # Classic's observation size, actions
+    assert policy_sizes(hf) != policy_sizes(classic)
+    with pytest.raises(PolicyVariantError, match="is a Classic policy"):
+        check_policy_variant(classic, "hand_and_foot", "search_reference")
+    bot = Bot("search_reference")
+    for variant in ("classic", "hand_and_foot"):
+        g = Game(preset(variant), seed=8)
+        for _ in range(12):
+            if g.hand_over:
+                break
+            a = bot.act(g)
+            assert a in g.legal_actions()
+            g.apply(a)
+        assert policy_sizes(bot.policy_for(variant)) == policy_sizes(
+            load_policy("reference", variant=variant))

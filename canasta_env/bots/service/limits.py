@@ -8,7 +8,8 @@ from ..levels import LEVEL_NAMES
 
 #: the policy names every server offers: the built-in policies, then the difficulty levels
 #: (``easy`` .. ``expert``, each the game's variant's policy; canasta_env.bots.levels)
-BUILTIN_POLICIES = ("heuristic", "random", "reference", "search", *LEVEL_NAMES)
+BUILTIN_POLICIES = ("heuristic", "random", "reference", "search", "search_reference",
+                    *LEVEL_NAMES)
 SEAT_KINDS = ("human", "bot")
 #: the largest ``target_score`` and ``starting_scores`` a game may have (10 x Classic's)
 MAX_SCORE = 50_000
