@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from pathlib import Path
 
@@ -128,6 +129,18 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     if len(args.minutes) != len(args.runs):
         p.error(f"--minutes: one per run ({len(args.runs)}), got {len(args.minutes)}")
+    bad = [m for m in args.minutes if not (math.isfinite(m) and m > 0)]
+    if bad:
+        p.error(f"--minutes: each a finite number of minutes > 0, got {bad[0]!r}")
+    if args.hands < 2:
+        p.error(f"--hands: at least 2 (one duplicate deal), got {args.hands}")
+    if args.workers < 1:
+        p.error(f"--workers: at least 1, got {args.workers}")
+    seen = set()
+    for run in args.runs:
+        if run.resolve() in seen:
+            p.error(f"--runs: {run} is given twice (each training seed once)")
+        seen.add(run.resolve())
     for run in args.runs:
         for name in ("config.yaml", "final.zip"):
             if not (run / name).is_file():
