@@ -7,31 +7,18 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import warnings
 
 import pytest
 
 pytest.importorskip("fastapi", reason="the service extra is part of the test install")
 pytest.importorskip("fastapi_offline", reason="the bots extra serves the docs offline")
 
-from canasta_env.bots.service import create_app  # noqa: E402
 from tests.helpers.service import served  # noqa: E402
-
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore")
-    from fastapi.testclient import TestClient
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 CHROMIUM = os.environ.get("CANASTA_CHROMIUM", "/usr/bin/chromium")
 #: any absolute or protocol-relative URL
 EXTERNAL = re.compile(r"(?i)\b(?:https?:)?//[a-z0-9.-]+")
-
-
-@pytest.fixture(scope="module")
-def client(tmp_path_factory):
-    app = create_app("heuristic", db=str(tmp_path_factory.mktemp("db") / "g.sqlite3"))
-    with TestClient(app) as c:
-        yield c
 
 
 @pytest.mark.parametrize("path", ["/docs", "/redoc"])

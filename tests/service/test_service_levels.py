@@ -4,8 +4,6 @@ variant's policy of the level, and an unknown or missing level is a clear 400.""
 
 from __future__ import annotations
 
-import warnings
-
 import pytest
 
 pytest.importorskip("fastapi", reason="the service extra is part of the test install")
@@ -13,21 +11,10 @@ pytest.importorskip("httpx")
 
 from canasta_env.bots import Bot  # noqa: E402
 from canasta_env.bots.levels import LEVEL_NAMES  # noqa: E402
-from canasta_env.bots.service import BUILTIN_POLICIES, create_app  # noqa: E402
+from canasta_env.bots.service import BUILTIN_POLICIES  # noqa: E402
 from canasta_env.engine import Game, from_position, preset, to_position  # noqa: E402
 
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore")
-    from fastapi.testclient import TestClient
-
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
-
-
-@pytest.fixture(scope="module")
-def client(tmp_path_factory):
-    app = create_app("heuristic", db=str(tmp_path_factory.mktemp("db") / "games.sqlite3"))
-    yield TestClient(app)
-    app.state.service.close()
 
 
 def test_index_and_schema_list_the_levels(client):

@@ -5,28 +5,16 @@ game as one seat saw it; always only what that seat may see, bad requests a clea
 from __future__ import annotations
 
 import time
-import warnings
 
 import pytest
 
 pytest.importorskip("fastapi", reason="the service extra is part of the test install")
 
-from canasta_env.bots.service import STATIC, create_app  # noqa: E402
+from canasta_env.bots.service import STATIC  # noqa: E402
 from canasta_env.bots.table import drawn_cards, plain_words  # noqa: E402
 from canasta_env.engine import SHEET_ROWS, Game, preset, to_position  # noqa: E402
 
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore")
-    from fastapi.testclient import TestClient
-
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
-
-
-@pytest.fixture(scope="module")
-def client(tmp_path_factory):
-    app = create_app("heuristic", db=str(tmp_path_factory.mktemp("db") / "games.sqlite3"))
-    yield TestClient(app)
-    app.state.service.close()
 
 
 def auth(body: dict, seat: int = 0) -> dict:
