@@ -366,3 +366,62 @@ def test_a_fixed_opponent_config_is_checked(tmp_path):
     sub.write_text(only.read_text().replace("vec_env: batched", "vec_env: dummy"))
     with pytest.raises(ConfigError, match="opponents.fixed needs vec_env: batched"):
         load_config(sub)
+
+
+def test_styles_opponents_are_the_heuristics_styles():
+    """``styles`` spreads its weight over the six styles of the heuristic; each style's
+    rows are decided by that style (checked against the Python heuristic with the style's
+    parameters), and the styles do not all decide alike."""
+    from canasta_env.policies.styles import STYLES, style_policy
+    from training.sb3.batched import STYLE
+
+    env = BatchedPartnershipVecEnv(48, "classic", {"styles": 1.0}, seed=4)
+    env.reset()
+    seen = set()
+    for _ in range(60):
+        seen |= set(env.opponent_kind.tolist())
+        env.step_async(env.action_masks().argmax(axis=1))
+        env.step_wait()
+    assert seen == {STYLE + j for j in range(len(STYLES))}
+    rows = np.flatnonzero(env.action_masks().sum(1) > 1)
+    assert len(rows) >= 20
+    need = np.zeros(env.num_envs, bool)
+    need[rows] = True
+    answers = []
+    for j, name in enumerate(STYLES):
+        env.opponent_kind[:] = STYLE + j
+        got = env._opponent_actions(need)[rows].copy()
+        python = style_policy(name, backend="python")
+        want = [python.act(env.vg.observations[r], env.vg.masks[r]) for r in rows]
+        assert got.tolist() == want, name
+        answers.append(tuple(got.tolist()))
+    assert len(set(answers)) >= 2
+
+
+def test_styles_opponents_are_refused_outside_classic():
+    with pytest.raises(ValueError, match="styles opponents play Classic only"):
+        BatchedPartnershipVecEnv(4, "hand_and_foot", {"styles": 0.5, "heuristic": 0.5})
+    with pytest.raises(ValueError, match="unknown opponent kinds \\['style'\\]"):
+        BatchedPartnershipVecEnv(4, "classic", {"style": 1.0})
+
+
+def test_a_styles_opponent_config_is_checked(tmp_path):
+    from training.sb3.config import ConfigError, load_config
+    from training.sb3.train import make_vec_env
+
+    text = (ROOT / "configs" / "smoke.yaml").read_text()
+    only = tmp_path / "only.yaml"
+    only.write_text(text.replace("  random: 0.5\n  heuristic: 0.5\n  snapshots: 0.5\n",
+                                 "  random: 0\n  heuristic: 0\n  snapshots: 0.5\n  styles: 1.0\n"))
+    cfg = load_config(only)  # styles alone are a pool from the first hand
+    assert cfg.opponents.styles == 1.0
+    env = make_vec_env(cfg).venv
+    assert set(env._weights.values()) == {0.0, 1.0 / 6}
+    hf = tmp_path / "hf.yaml"
+    hf.write_text("variant: hand_and_foot\n" + only.read_text())
+    with pytest.raises(ConfigError, match="the heuristic's styles play Classic only"):
+        load_config(hf)
+    sub = tmp_path / "sub.yaml"
+    sub.write_text(only.read_text().replace("vec_env: batched", "vec_env: dummy"))
+    with pytest.raises(ConfigError, match="opponents.styles needs vec_env: batched"):
+        load_config(sub)

@@ -17,6 +17,9 @@ is on turn again in every game. The opponent seats of all games are decided toge
 - ``random``: one call to the core's generator for the whole batch;
 - ``heuristic``: :meth:`canasta_env.policies.HeuristicPolicy.act_batch` on the rows
   waiting for it (row by row with ``act`` when a heuristic has no batch method);
+- ``styles`` (Classic): the heuristic's playing styles
+  (:data:`canasta_env.policies.styles.STYLES`, the weight spread evenly over them), each
+  decided like the heuristic, one batch per style;
 - ``fixed`` (:meth:`set_fixed`): checkpoints in the pool from the first hand on, each with
   its weight, decided as snapshots are;
 - ``snapshots``: one forward per snapshot over the rows it plays (sampling, as in
@@ -50,10 +53,13 @@ import numpy as np
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
 from canasta_env.engine import preset
+from canasta_env.policies.styles import STYLES
 
-#: opponent kinds in :attr:`BatchedPartnershipVecEnv.opponent_kind`; snapshot ``k`` is
-#: ``SNAPSHOT + k``
-RANDOM, HEURISTIC, SELF, SNAPSHOT = 0, 1, 2, 3
+#: opponent kinds in :attr:`BatchedPartnershipVecEnv.opponent_kind`: style ``j`` (of
+#: :data:`~canasta_env.policies.styles.STYLES`, in its order) is ``STYLE + j``, network
+#: ``k`` (a snapshot or a fixed checkpoint) ``SNAPSHOT + k``
+RANDOM, HEURISTIC, SELF, STYLE = 0, 1, 2, 3
+SNAPSHOT = STYLE + len(STYLES)
 
 
 class BatchedPartnershipVecEnv(VecEnv):
@@ -65,8 +71,9 @@ class BatchedPartnershipVecEnv(VecEnv):
     Args:
         num_games: games (= slots of the vectorized env), >= 1.
         variant: ``"classic"`` or ``"hand_and_foot"``.
-        pool: opponent weights ``{"random": w, "heuristic": w, "self": w}`` (non-negative,
-            not all zero unless snapshots are set later); drawn per game at every hand.
+        pool: opponent weights ``{"random": w, "heuristic": w, "styles": w, "self": w}``
+            (non-negative, not all zero unless snapshots are set later; ``styles`` only in
+            Classic); drawn per game at every hand.
         seed: seed of the deals (game ``i`` gets ``seed + i``) and of the draws.
         reward: ``"score_diff"`` or ``"win_loss"``; reward_scale: reward per point.
         max_decisions: decisions (all seats) after which a hand is truncated.
@@ -97,13 +104,17 @@ class BatchedPartnershipVecEnv(VecEnv):
             raise ValueError(f"pool must be a dict of weights such as {{'random': 0.3, "
                              f"'heuristic': 0.7, 'self': 0.0}}, got {pool!r}"[:300])
         pool = dict(pool if pool is not None else {"random": 0.3, "heuristic": 0.7})
-        unknown = set(pool) - {"random", "heuristic", "self"}
+        unknown = set(pool) - {"random", "heuristic", "styles", "self"}
         if unknown:
             raise ValueError(f"unknown opponent kinds {sorted(unknown)}; use random, heuristic, "
-                             f"self (snapshots come from set_snapshots)")
+                             f"styles, self (snapshots come from set_snapshots)")
         if any(not np.isfinite(w) or w < 0 for w in pool.values()):
             raise ValueError(f"opponent weights must be finite and >= 0, got {pool}")
         self.rules = preset(variant)
+        if pool.get("styles", 0.0) > 0 and self.rules.variant != "classic":
+            raise ValueError(f"styles opponents play Classic only (the heuristic's styles have "
+                             f"no {variant} decision points), got styles weight "
+                             f"{pool['styles']} for {variant}")
         if isinstance(reward_scale, bool) or not isinstance(reward_scale, (int, float)) or \
                 not (np.isfinite(reward_scale) and reward_scale > 0):
             raise ValueError(f"reward_scale must be a positive finite number, got "
@@ -122,6 +133,8 @@ class BatchedPartnershipVecEnv(VecEnv):
         self._weights = {RANDOM: float(pool.get("random", 0.0)),
                          HEURISTIC: float(pool.get("heuristic", 0.0)),
                          SELF: float(pool.get("self", 0.0))}
+        each = float(pool.get("styles", 0.0)) / len(STYLES)
+        self._weights.update({STYLE + j: each for j in range(len(STYLES))})
         self._seed = int(seed)
         self._rng = np.random.default_rng(seed)
         self._snapshot_paths: list[str] = []
@@ -132,6 +145,7 @@ class BatchedPartnershipVecEnv(VecEnv):
         self._game_snapshot: dict[int, str] = {}  # game -> path of the network it plays
         self._learner = None
         self._heuristic = None
+        self._styles: dict[int, object] = {}  # kind -> HeuristicPolicy of that style
         self.team = np.zeros(num_games, np.int8)
         self.opponent_kind = np.zeros(num_games, np.int16)
         self.hand_decisions = np.zeros(num_games, np.int64)
@@ -267,6 +281,16 @@ class BatchedPartnershipVecEnv(VecEnv):
                 self._heuristic = HeuristicPolicy()
             acts[rows] = heuristic_actions(self._heuristic, vg.observations[rows],
                                            vg.masks[rows])
+        is_style = (k >= STYLE) & (k < SNAPSHOT)
+        if is_style.any():
+            from canasta_env.policies.styles import style_policy
+
+            for kind in np.unique(k[is_style]).tolist():
+                rows = rows_all[k == kind]
+                if kind not in self._styles:
+                    self._styles[kind] = style_policy(list(STYLES)[kind - STYLE])
+                acts[rows] = heuristic_actions(self._styles[kind], vg.observations[rows],
+                                               vg.masks[rows])
         rows = rows_all[k == SELF]
         if len(rows):
             acts[rows] = self._network_actions(self._learner, rows)

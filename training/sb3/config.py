@@ -97,6 +97,9 @@ class OpponentConfig(_Config):
     model_config = ConfigDict(populate_by_name=True)
     random: float = Field(0.2, ge=0, description="weight of the uniform random policy")
     heuristic: float = Field(0.5, ge=0, description="weight of the rule-based heuristic")
+    styles: float = Field(0.0, ge=0, description="weight of the heuristic's six playing styles "
+                          "(canasta_env.policies.styles; spread evenly; Classic, vec_env: "
+                          "batched only)")
     snapshots: float = Field(0.3, ge=0, description="weight of frozen snapshots of the learner")
     self_play: float = Field(0.0, ge=0, alias="self", description="weight of self-play: the "
                              "learner's current network plays the other partnership too "
@@ -111,16 +114,17 @@ class OpponentConfig(_Config):
     @model_validator(mode="after")
     def _some_weight(self) -> "OpponentConfig":
         fixed = sum(self.fixed.values())
-        if self.random + self.heuristic + self.snapshots + self.self_play + fixed <= 0:
+        if self.random + self.heuristic + self.styles + self.snapshots + self.self_play + \
+                fixed <= 0:
             raise ValueError("opponent weights must not all be zero")
         for path in self.fixed:
             if not Path(path).is_file():
                 raise ValueError(f"@fixed: {path} is not a checkpoint file")
-        if self.random + self.heuristic + self.self_play + fixed <= 0:
+        if self.random + self.heuristic + self.styles + self.self_play + fixed <= 0:
             # the envs draw the first hands' opponents before any snapshot is saved
             raise ValueError("opponents.snapshots cannot be the only opponent: no snapshot "
-                             "exists when the first hands are dealt; give random, heuristic "
-                             "or self a weight too")
+                             "exists when the first hands are dealt; give random, heuristic, "
+                             "styles or self a weight too")
         return self
 
 
@@ -226,6 +230,9 @@ class TrainConfig(_Config):
         if self.ppo.batch_size > self.ppo.n_steps * self.n_envs:
             raise ValueError(f"ppo.batch_size {self.ppo.batch_size} exceeds the rollout size "
                              f"n_steps*n_envs = {self.ppo.n_steps * self.n_envs}")
+        if self.opponents.styles > 0 and self.variant != "classic":
+            raise ValueError(f"opponents.styles: the heuristic's styles play Classic only, "
+                             f"this config's variant is {self.variant}")
         if self.vec_env != "batched":
             if self.n_envs > 64:
                 raise ValueError(f"n_envs {self.n_envs}: at most 64 processes or envs with "
@@ -234,6 +241,8 @@ class TrainConfig(_Config):
                 raise ValueError("opponents.self needs vec_env: batched")
             if self.opponents.fixed:
                 raise ValueError("opponents.fixed needs vec_env: batched")
+            if self.opponents.styles > 0:
+                raise ValueError("opponents.styles needs vec_env: batched")
         else:
             from .batched import check_batched
 

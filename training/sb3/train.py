@@ -126,7 +126,7 @@ def make_vec_env(cfg: TrainConfig):
         from .batched import make_batched_env
 
         pool = {"random": cfg.opponents.random, "heuristic": cfg.opponents.heuristic,
-                "self": cfg.opponents.self_play}
+                "styles": cfg.opponents.styles, "self": cfg.opponents.self_play}
         env = make_batched_env(cfg.n_envs, cfg.variant, pool, cfg.seed * 1000, env_kwargs(cfg))
         if cfg.opponents.fixed:
             env.set_fixed(dict(cfg.opponents.fixed))
