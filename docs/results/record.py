@@ -1,0 +1,115 @@
+"""Records ``python -m training.evaluate ... --json`` results as rows of an evaluation table.
+
+    python -m training.evaluate --a search_reference --b heuristic --hands 1000 --seed 7 \\
+        --json > /tmp/sr_heuristic_7.json
+    python docs/results/record.py search.json search_reference /tmp/sr_heuristic_7.json
+    python docs/results/tables.py
+
+Each EVALUATION file (evaluate's JSON, one object) becomes one row of table TABLE in the
+data file DATA (a ``*.json`` beside this script): ``opponent`` (evaluate's ``b``),
+``seed``, the win rate and score difference with their 95% intervals, the opening success
+of side A at each opening minimum of the variant, and the ``training.evaluate`` command
+that gives exactly these figures (built from the file's own ``a``, ``b``, ``hands``,
+``seed`` and ``variant``). A row with the same command is replaced, others are kept; a
+missing table is created (kind ``evaluation``, see docs/results/tables.py). ``--note``
+adds a short note after the opponent.
+
+Every file is read and checked before DATA is written; DATA is replaced in one step.
+Exit codes: 0 written, 2 a bad argument or file (one line on stderr).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+#: the fields of evaluate's JSON a row needs
+NEEDED = ("a", "b", "hands", "seed", "variant", "unit", "win_rate", "win_rate_ci",
+          "mean_score_diff", "score_diff_ci", "opening_success_a")
+
+
+def command(ev: dict) -> str:
+    """The ``training.evaluate`` command whose output ``ev`` is (hand units)."""
+    variant = "" if ev["variant"] == "classic" else f" --variant {ev['variant']}"
+    return (f"python -m training.evaluate{variant} --a {ev['a']} --b {ev['b']} "
+            f"--hands {ev['hands']} --seed {ev['seed']} --json")
+
+
+def row(ev: dict, note: str | None = None) -> tuple[list[int], dict]:
+    """(the opening minimums, the table row) of one evaluation.
+
+    Raises:
+        ValueError: a field is missing, or the evaluation is of whole games.
+    """
+    missing = [k for k in NEEDED if k not in ev]
+    if missing:
+        raise ValueError(f"not the JSON of python -m training.evaluate --json: no "
+                         f"{', '.join(missing)}")
+    if ev["unit"] != "hand":
+        raise ValueError(f"only hand evaluations are recorded here, got unit {ev['unit']!r}")
+    levels = sorted(int(k) for k in ev["opening_success_a"])
+    out = {"opponent": ev["b"], "seed": ev["seed"], "win_rate": round(ev["win_rate"], 4),
+           "win_rate_ci": [round(x, 3) for x in ev["win_rate_ci"]],
+           "mean_score_diff": round(ev["mean_score_diff"]),
+           "score_diff_ci": [round(x) for x in ev["score_diff_ci"]],
+           "opening_success": [round(ev["opening_success_a"][str(lv)] or 0.0, 3)
+                               for lv in levels],
+           "command": command(ev)}
+    if note:
+        out["note"] = note
+    return levels, out
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python docs/results/record.py",
+                                description=__doc__.split("\n")[0])
+    p.add_argument("data", help="the data file beside this script, e.g. search.json")
+    p.add_argument("table", help="the table's name in it, e.g. search_reference")
+    p.add_argument("evaluations", nargs="+", type=Path, metavar="EVALUATION",
+                   help="files of python -m training.evaluate ... --json output")
+    p.add_argument("--note", default=None, help="a short note after each row's opponent")
+    args = p.parse_args(argv)
+    data_path = HERE / args.data
+    if data_path.parent != HERE or data_path.suffix != ".json":
+        p.error(f"data: a .json file name beside this script, got {args.data!r}")
+    if not args.table.replace("_", "").replace("-", "").isalnum():
+        p.error(f"table: letters, digits, _ and - only, got {args.table!r}")
+    try:
+        data = json.loads(data_path.read_text(encoding="utf-8")) if data_path.exists() \
+            else {"tables": {}}
+    except (OSError, json.JSONDecodeError) as e:
+        p.error(f"{data_path.name}: cannot be read ({e})")
+    table = data.setdefault("tables", {}).get(args.table)
+    if table is not None and table.get("kind") != "evaluation":
+        p.error(f"{args.data}: table {args.table!r} is not an evaluation table")
+    rows = []
+    levels = table["levels"] if table else None
+    for path in args.evaluations:
+        try:
+            lv, r = row(json.loads(path.read_text(encoding="utf-8")), args.note)
+        except (OSError, json.JSONDecodeError, ValueError, TypeError, KeyError) as e:
+            p.error(f"{path}: {e}")
+        if levels is not None and lv != levels:
+            p.error(f"{path}: opening minimums {lv}, the table has {levels} (another variant?)")
+        levels = lv
+        rows.append(r)
+    table = table or {"kind": "evaluation", "levels": levels, "rows": []}
+    new = {r["command"] for r in rows}
+    table["rows"] = [r for r in table["rows"] if r["command"] not in new] + rows
+    data["tables"][args.table] = table
+    fd, tmp = tempfile.mkstemp(dir=HERE, suffix=".tmp")
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(json.dumps(data, indent=1) + "\n")
+    os.replace(tmp, data_path)
+    print(f"{data_path.name}: table {args.table}, {len(rows)} row(s) recorded; now: "
+          f"python docs/results/tables.py", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
