@@ -151,7 +151,7 @@ def test_every_results_table_is_what_the_script_makes_from_its_data():
     pages = tables.pages()
     assert {p.name for p in pages} == {"main-job.md", "reference-policies.md", "whole-games.md",
                                        "search.md", "experiments.md", "benchmarks.md",
-                                       "panel.md", "ladder.md"}
+                                       "panel.md", "ladder.md", "robustness.md"}
     for page in pages:
         assert tables.generate(page) == page.read_text(encoding="utf-8"), (
             f"{page.name}: a table differs from its data; run python docs/results/tables.py")
