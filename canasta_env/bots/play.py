@@ -1,6 +1,6 @@
 """Play Canasta in the terminal against bots.
 
-    python -m canasta_env.bots.play [--seat 0] [--policy easy|medium|hard|expert|heuristic|search]
+    python -m canasta_env.bots.play [--seat 0] [--policy easy|medium|hard|expert|heuristic|...]
                                     [--seed S] [--game] [--variant classic|hand_and_foot]
     python -m training.play ...    # the same, with .zip checkpoints loadable (canasta-play)
 

@@ -23,7 +23,7 @@ VARIANTS = ("classic", "hand_and_foot")
 def test_the_table_of_levels():
     assert LEVEL_NAMES == ("easy", "medium", "hard", "expert")
     assert {v: [lv.spec for lv in LEVELS[v].values()] for v in VARIANTS} == {
-        "classic": ["epsilon-heuristic:0.35", "heuristic", "reference", "search"],
+        "classic": ["epsilon-heuristic:0.35", "heuristic", "reference", "search_reference"],
         "hand_and_foot": ["epsilon-heuristic:0.35", "heuristic", "reference", None]}
     assert [d["level"] for d in levels_of("hand_and_foot")] == list(LEVEL_NAMES)
     assert all(lv.description for v in VARIANTS for lv in LEVELS[v].values())
@@ -39,10 +39,13 @@ def test_each_level_resolves_to_the_variants_policy(variant):
     assert hard.obs_size == (202 if variant == "classic" else 245)
     assert reference_path(variant).name == f"{variant}.onnx"
     if variant == "classic":
-        assert type(load_policy("expert", variant=variant)) is SearchPolicy
+        expert = load_policy("expert", variant=variant)
+        assert type(expert) is SearchPolicy and type(expert.base) is OnnxPolicy
+        assert expert.base.obs_size == 202  # the Classic reference proposes its moves
     else:
         with pytest.raises(PolicySpecError, match=r"level 'expert' is missing: the search is "
-                           r"weaker .*Hand and Foot has the levels easy, medium, hard"):
+                           r"weaker .*not yet measured there .*Hand and Foot has the levels "
+                           r"easy, medium, hard"):
             load_policy("expert", variant=variant)
     assert level_spec("hard") == "reference"  # no variant: Classic's
     with pytest.raises(PolicySpecError, match="unknown level 'legendary'"):
@@ -67,14 +70,16 @@ def test_each_level_plays_a_whole_hand_legally(variant, level):
 
 
 def test_expert_plays_legal_moves_in_classic():
-    """The search is slow: a few decisions of a Classic hand, each legal."""
+    """The search is slow: a few decisions of a Classic hand, each legal, each the move of
+    ``search_reference``."""
     bot = Bot("expert", variant="classic")
-    assert isinstance(bot.policy, SearchPolicy)
+    assert isinstance(bot.policy, SearchPolicy) and bot.policy.base is not None
+    same = Bot("search_reference")
     game = Game(seed=5)
     for _ in range(6):
         assert not game.hand_over
         action = bot.act(game)
-        assert action in game.legal_actions()
+        assert action in game.legal_actions() and action == same.act(game)
         game.apply(action)
 
 

@@ -25,7 +25,7 @@ def test_index_and_schema_list_the_levels(client):
     assert {v: [(d["level"], d["policy"]) for d in rows]
             for v, rows in index["levels"].items()} == {
         "classic": [("easy", "epsilon-heuristic:0.35"), ("medium", "heuristic"),
-                    ("hard", "reference"), ("expert", "search")],
+                    ("hard", "reference"), ("expert", "search_reference")],
         "hand_and_foot": [("easy", "epsilon-heuristic:0.35"), ("medium", "heuristic"),
                           ("hard", "reference"), ("expert", None)]}
     schemas = client.get("/openapi.json").json()["components"]["schemas"]

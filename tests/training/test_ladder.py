@@ -31,7 +31,7 @@ def fake_result(a: str, b: str, variant: str = "classic", seed: int = 7, hands: 
 def test_the_chain_of_each_variant():
     assert chain("classic") == [("random", "random"), ("easy", "epsilon-heuristic:0.35"),
                                 ("medium", "heuristic"), ("hard", "reference"),
-                                ("expert", "search")]
+                                ("expert", "search_reference")]
     assert [n for n, _ in chain("hand_and_foot")] == ["random", "easy", "medium", "hard"]
     with pytest.raises(ValueError, match="no ladder for variant 'x'"):
         chain("x")
@@ -40,7 +40,7 @@ def test_the_chain_of_each_variant():
 def test_a_small_ladder_is_the_evaluations_of_its_pairs(tmp_path):
     """4 hands per pair; the search pair from a measured result (not replayed): each
     played row is exactly what training.evaluate gives for that pair."""
-    measured = fake_result("search", "reference", seed=3)
+    measured = fake_result("search_reference", "reference", seed=3)
     r = run_ladder("classic", 4, seed=3, measured=[measured], rating_hands=2,
                    rating_exclude=("expert",))
     assert [(p["upper"], p["lower"]) for p in r["pairs"]] == [
@@ -55,7 +55,7 @@ def test_a_small_ladder_is_the_evaluations_of_its_pairs(tmp_path):
                                 f"--b {p['b']} --hands 4 --seed 3 --json")
     last = r["pairs"][3]
     assert last["measured"] and last["win_rate"] == 0.6 and last["hands"] == 40
-    assert last["command"].endswith("--a search --b reference --hands 40 --seed 3 --json")
+    assert last["command"].endswith("--a search_reference --b reference --hands 40 --seed 3 --json")
     rated = {x["policy"]: x["levels"] for x in r["ratings"]["ratings"]}
     assert rated == {"random": [], "epsilon-heuristic:0.35": ["easy"],
                      "heuristic": ["medium"], "reference": ["hard"]}
@@ -71,7 +71,7 @@ def test_a_small_ladder_is_the_evaluations_of_its_pairs(tmp_path):
     assert sorted(data["tables"]) == ["ladder-classic", "ladder-classic-ratings",
                                       "ladder-hand_and_foot"]
     row = data["tables"]["ladder-classic"]["rows"][3]
-    assert row["cells"] == ["expert (search)", "hard (reference)", "40",
+    assert row["cells"] == ["expert (search_reference)", "hard (reference)", "40",
                             "0.600 (0.450-0.740)", "+120 (-10 to +250)", "not shown"]
 
 
