@@ -122,7 +122,8 @@ class SearchPolicy:
 
     Raises:
         ValueError: bad settings (see :class:`SearchSettings`).
-        TypeError: ``base`` has no ``act`` method.
+        TypeError: ``base`` is a class, has no ``act`` method, or needs the game (has
+            ``act_game``); ``seed`` is not an int.
         RuntimeError: the native core is not built (the search has no Python version).
     """
 
@@ -136,9 +137,15 @@ class SearchPolicy:
         from .policies import HeuristicPolicy
 
         self.settings = SearchSettings(determinisations, z, criterion)
-        if base is not None and not callable(getattr(base, "act", None)):
-            raise TypeError(f"base must be None (the heuristic) or a policy with an act() "
-                            f"method, got {base!r}")
+        if base is not None and (isinstance(base, type) or
+                                 not callable(getattr(base, "act", None))):
+            raise TypeError(f"base must be None (the heuristic) or a policy object with an "
+                            f"act() method (an instance, not a class), got {base!r}")
+        if base is not None and getattr(base, "act_game", None) is not None:
+            raise TypeError(f"base must decide from the observation alone (act); a policy "
+                            f"that needs the game, such as a search, cannot be a base: {base!r}")
+        if not isinstance(seed, (int, np.integer)) or isinstance(seed, (bool, np.bool_)):
+            raise TypeError(f"seed must be an int, got {seed!r}")
         if not available:
             raise RuntimeError("SearchPolicy needs the compiled native core "
                                "(reinstall with a C compiler: pip install -e .)")
@@ -177,6 +184,8 @@ class SearchPolicy:
 
         Raises:
             ValueError: nobody is on turn, or ``seat`` is not the seat on turn.
+            RuntimeError: the base policy answered something that is not a legal action id
+                (an int or numpy integer, not a bool).
         """
         from .native import NativeGame, search_game_values
         from .observation import encode
@@ -194,9 +203,12 @@ class SearchPolicy:
         mask = np.zeros(native.num_actions, np.int8)
         mask[legal] = 1
         obs = native.encode(to_move) if isinstance(game, NativeGame) else encode(game, to_move)
-        base = int((self.heuristic if self.base is None else self.base).act(obs, mask))
-        if base not in legal:  # a base policy's bug, never the caller's fault
-            raise RuntimeError(f"the base policy {self.base!r} chose illegal action {base}")
+        base = (self.heuristic if self.base is None else self.base).act(obs, mask)
+        if not isinstance(base, (int, np.integer)) or isinstance(base, (bool, np.bool_)) or \
+                int(base) not in legal:  # a base policy's bug, never the caller's fault
+            raise RuntimeError(f"the base policy {self.base!r} chose {base!r}, not a legal "
+                               f"action id (legal: {legal})")
+        base = int(base)
         if len(legal) == 1:
             return base
         s = self.settings

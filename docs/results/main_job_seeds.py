@@ -36,13 +36,30 @@ EVALUATIONS = (("heuristic", 7), ("heuristic", 8), ("random", 7))
 TARGET = 0.55
 
 
-def evaluate(run: Path, hands: int, workers: int) -> tuple[int, dict]:
-    """(the run's training seed, {(opponent, seed): evaluate's JSON record})."""
+def training_seed(run: Path) -> int:
+    """The training seed in the run's config.yaml.
+
+    Raises:
+        ValueError: the file cannot be read as YAML or has no int ``seed``.
+    """
     import yaml
 
+    try:
+        cfg = yaml.safe_load((run / "config.yaml").read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as e:
+        raise ValueError(f"{run / 'config.yaml'} cannot be read ({str(e).splitlines()[0]})") \
+            from None
+    seed = cfg.get("seed") if isinstance(cfg, dict) else None
+    if not isinstance(seed, int) or isinstance(seed, bool):
+        raise ValueError(f"{run / 'config.yaml'} has no int seed, got {seed!r}")
+    return seed
+
+
+def evaluate(run: Path, hands: int, workers: int) -> tuple[int, dict]:
+    """(the run's training seed, {(opponent, seed): evaluate's JSON record})."""
     from training.evaluation import evaluate_policies
 
-    seed = yaml.safe_load((run / "config.yaml").read_text())["seed"]
+    seed = training_seed(run)
     final = run / "final.zip"
     out = {}
     for opponent, eval_seed in EVALUATIONS:
@@ -103,7 +120,8 @@ def tables(runs: list[tuple[Path, int, float, dict]], hands: int) -> dict:
             "win_rate_ci": [round(x, 3) for x in r["win_rate_ci"]],
             "mean_score_diff": round(r["mean_score_diff"]),
             "score_diff_ci": [round(x) for x in r["score_diff_ci"]],
-            "opening_success": [round(r["opening_success_a"][str(lv)], 3) for lv in levels],
+            "opening_success": [None if r["opening_success_a"][str(lv)] is None
+                                else round(r["opening_success_a"][str(lv)], 3) for lv in levels],
             "command": command(run0, opponent, eval_seed, hands)})
     return {
         "main_job_seeds": {
@@ -134,8 +152,11 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"--minutes: each a finite number of minutes > 0, got {bad[0]!r}")
     if args.hands < 2:
         p.error(f"--hands: at least 2 (one duplicate deal), got {args.hands}")
-    if args.workers < 1:
-        p.error(f"--workers: at least 1, got {args.workers}")
+    sys.path.insert(0, str(ROOT))
+    from training.evaluation.duplicate import MAX_WORKERS
+
+    if not 1 <= args.workers <= MAX_WORKERS:
+        p.error(f"--workers: 1 to {MAX_WORKERS}, got {args.workers}")
     seen = set()
     for run in args.runs:
         if run.resolve() in seen:
@@ -145,7 +166,15 @@ def main(argv: list[str] | None = None) -> int:
         for name in ("config.yaml", "final.zip"):
             if not (run / name).is_file():
                 p.error(f"--runs: {run / name} does not exist")
-    sys.path.insert(0, str(ROOT))
+    seeds = {}
+    for run in args.runs:  # every run's config is read before the first hand is played
+        try:
+            seed = training_seed(run)
+        except ValueError as e:
+            p.error(f"--runs: {e}")
+        if seed in seeds:
+            p.error(f"--runs: {seeds[seed]} and {run} have the same training seed {seed}")
+        seeds[seed] = run
     runs = []
     for run, minutes in zip(args.runs, args.minutes):
         seed, ev = evaluate(run, args.hands, args.workers)

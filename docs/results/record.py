@@ -10,8 +10,9 @@ data file DATA (a ``*.json`` beside this script): ``opponent`` (evaluate's ``b``
 ``seed``, the win rate and score difference with their 95% intervals, the opening success
 of side A at each opening minimum of the variant, and the ``training.evaluate`` command
 that gives exactly these figures (built from the file's own ``a``, ``b``, ``hands``,
-``seed`` and ``variant``). A row with the same command is replaced, others are kept; a
-missing table is created (kind ``evaluation``, see docs/results/tables.py). ``--note``
+``seed`` and ``variant``). A row with the same command (``--workers`` aside) is replaced,
+others are kept; every row of a table has the same side A; a missing table is created
+(kind ``evaluation``, see docs/results/tables.py). ``--note``
 adds a short note after the opponent.
 
 Every file is read and checked before DATA is written; DATA is replaced in one step.
@@ -22,7 +23,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -31,6 +34,22 @@ HERE = Path(__file__).resolve().parent
 #: the fields of evaluate's JSON a row needs
 NEEDED = ("a", "b", "hands", "seed", "variant", "unit", "win_rate", "win_rate_ci",
           "mean_score_diff", "score_diff_ci", "opening_success_a")
+
+
+def _finite(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def _same(command_a: str, command_b: str) -> bool:
+    """Whether two evaluate commands give the same figures (``--workers`` does not
+    change them)."""
+    strip = re.compile(r" --workers \d+")
+    return strip.sub("", command_a) == strip.sub("", command_b)
+
+
+def _a_of(command_text: str) -> str | None:
+    m = re.search(r" --a (\S+)", command_text)
+    return m[1] if m else None
 
 
 def command(ev: dict) -> str:
@@ -46,18 +65,34 @@ def row(ev: dict, note: str | None = None) -> tuple[list[int], dict]:
     Raises:
         ValueError: a field is missing, or the evaluation is of whole games.
     """
+    if not isinstance(ev, dict):
+        raise ValueError(f"not the JSON of python -m training.evaluate --json: a "
+                         f"{type(ev).__name__}, not an object")
     missing = [k for k in NEEDED if k not in ev]
     if missing:
         raise ValueError(f"not the JSON of python -m training.evaluate --json: no "
                          f"{', '.join(missing)}")
     if ev["unit"] != "hand":
         raise ValueError(f"only hand evaluations are recorded here, got unit {ev['unit']!r}")
+    for key in ("hands", "seed"):
+        if not isinstance(ev[key], int) or isinstance(ev[key], bool) or ev[key] < 0 or \
+                (key == "hands" and ev[key] < 1):
+            raise ValueError(f"{key} must be a {'positive' if key == 'hands' else 'non-negative'}"
+                             f" int, got {ev[key]!r}")
+    numbers = [ev["win_rate"], ev["mean_score_diff"], *ev["win_rate_ci"], *ev["score_diff_ci"]]
+    if not all(_finite(x) for x in numbers) or len(numbers) != 6:
+        raise ValueError("win_rate, mean_score_diff and their two-number intervals must be "
+                         "finite numbers")
+    rates = ev["opening_success_a"]
+    if not isinstance(rates, dict) or not all(x is None or _finite(x) for x in rates.values()):
+        raise ValueError("opening_success_a must map each opening minimum to a rate or null")
     levels = sorted(int(k) for k in ev["opening_success_a"])
     out = {"opponent": ev["b"], "seed": ev["seed"], "win_rate": round(ev["win_rate"], 4),
            "win_rate_ci": [round(x, 3) for x in ev["win_rate_ci"]],
            "mean_score_diff": round(ev["mean_score_diff"]),
            "score_diff_ci": [round(x) for x in ev["score_diff_ci"]],
-           "opening_success": [round(ev["opening_success_a"][str(lv)] or 0.0, 3)
+           # null: no hand of side A met that opening minimum
+           "opening_success": [None if rates[str(lv)] is None else round(rates[str(lv)], 3)
                                for lv in levels],
            "command": command(ev)}
     if note:
@@ -74,6 +109,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="files of python -m training.evaluate ... --json output")
     p.add_argument("--note", default=None, help="a short note after each row's opponent")
     args = p.parse_args(argv)
+    if args.note is not None and (not args.note.strip() or
+                                  any(c in args.note for c in "\n\r|`")):
+        p.error("--note: one line of text without | or ` characters")
     data_path = HERE / args.data
     if data_path.parent != HERE or data_path.suffix != ".json":
         p.error(f"data: a .json file name beside this script, got {args.data!r}")
@@ -97,14 +135,22 @@ def main(argv: list[str] | None = None) -> int:
         if levels is not None and lv != levels:
             p.error(f"{path}: opening minimums {lv}, the table has {levels} (another variant?)")
         levels = lv
+        if any(_same(r["command"], x["command"]) for x in rows):
+            p.error(f"{path}: the same evaluation as another file given ({r['command']})")
+        sides = {_a_of(x["command"]) for x in (table["rows"] if table else [])} | \
+            {_a_of(x["command"]) for x in rows}
+        if len(sides | {_a_of(r["command"])}) > 1:
+            p.error(f"{path}: side A is {_a_of(r['command'])}; the table {args.table!r} "
+                    f"records {', '.join(sorted(s for s in sides if s))}")
         rows.append(r)
     table = table or {"kind": "evaluation", "levels": levels, "rows": []}
-    new = {r["command"] for r in rows}
-    table["rows"] = [r for r in table["rows"] if r["command"] not in new] + rows
+    table["rows"] = [x for x in table["rows"]
+                     if not any(_same(x["command"], r["command"]) for r in rows)] + rows
     data["tables"][args.table] = table
     fd, tmp = tempfile.mkstemp(dir=HERE, suffix=".tmp")
     with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(json.dumps(data, indent=1) + "\n")
+        f.write(json.dumps(data, indent=1, allow_nan=False) + "\n")
+    os.chmod(tmp, 0o644)  # mkstemp makes it 0600; the records are for everyone to read
     os.replace(tmp, data_path)
     print(f"{data_path.name}: table {args.table}, {len(rows)} row(s) recorded; now: "
           f"python docs/results/tables.py", file=sys.stderr)

@@ -104,7 +104,8 @@ def evaluation_table(spec: dict) -> str:
         rows.append([f"{r['opponent']}, {r['seed']}" + (f" ({r['note']})" if r.get("note") else ""),
                      f"{rate(r['win_rate'])} ({rate(lo)}-{rate(hi)})",
                      f"{points(r['mean_score_diff'])} ({points(dlo)} to {points(dhi)})",
-                     " / ".join(f"{x:.3f}" for x in r["opening_success"]),
+                     " / ".join("n/a" if x is None else f"{x:.3f}"
+                                for x in r["opening_success"]),
                      f"`{r['command']}`"])
     return markdown(columns, rows)
 

@@ -24,7 +24,8 @@ def _main_job_seeds():
     (["--minutes", "-3"], "--minutes: each a finite number of minutes > 0, got -3.0"),
     (["--minutes", "30", "31"], "--minutes: one per run (1), got 2"),
     (["--minutes", "30", "--hands", "1"], "--hands: at least 2 (one duplicate deal), got 1"),
-    (["--minutes", "30", "--workers", "0"], "--workers: at least 1, got 0"),
+    (["--minutes", "30", "--workers", "0"], "--workers: 1 to 64, got 0"),
+    (["--minutes", "30", "--workers", "99999"], "--workers: 1 to 64, got 99999"),
 ])
 def test_main_job_seeds_refuses_bad_arguments(tmp_path, capsys, args, message):
     run = tmp_path / "run"
@@ -47,6 +48,18 @@ def test_main_job_seeds_refuses_a_run_twice_and_a_run_without_its_files(tmp_path
     with pytest.raises(SystemExit):
         mod.main(["--runs", str(run), "--minutes", "30"])
     assert f"--runs: {run / 'final.zip'} does not exist" in capsys.readouterr().err
+    # every run's config is checked before any evaluation: a seed missing, a seed twice
+    (run / "final.zip").write_bytes(b"")
+    twin = tmp_path / "twin"
+    twin.mkdir()
+    (twin / "final.zip").write_bytes(b"")
+    for text, message in (("seed: 0\n", f"{run} and {twin} have the same training seed 0"),
+                          ("lr: 1\n", f"{twin / 'config.yaml'} has no int seed, got None"),
+                          ("seed: [\n", f"{twin / 'config.yaml'} cannot be read")):
+        (twin / "config.yaml").write_text(text)
+        with pytest.raises(SystemExit):
+            mod.main(["--runs", str(run), str(twin), "--minutes", "30", "30"])
+        assert message in capsys.readouterr().err
     assert data.read_bytes() == before  # the record is untouched by a refusal
 
 
@@ -77,7 +90,7 @@ def test_record_writes_an_evaluation_row_with_the_command_that_replays_it(tmp_pa
     assert data == {"tables": {"t": {"kind": "evaluation", "levels": [15, 50, 90, 120], "rows": [{
         "opponent": "heuristic", "seed": 7, "win_rate": 0.6123, "win_rate_ci": [0.5, 0.712],
         "mean_score_diff": 102, "score_diff_ci": [-3, 206],
-        "opening_success": [1.0, 0.9, 0.857, 0.0], "note": "quiet",
+        "opening_success": [1.0, 0.9, 0.857, None], "note": "quiet",
         "command": "python -m training.evaluate --a search_reference --b heuristic "
                    "--hands 20 --seed 7 --json"}]}}}
     # the same command again replaces its row; a Hand and Foot row is refused in this table
@@ -91,12 +104,38 @@ def test_record_writes_an_evaluation_row_with_the_command_that_replays_it(tmp_pa
         mod.main(["x.json", "t", str(hf)])
     assert "opening minimums [60, 90], the table has [15, 50, 90, 120]" in capsys.readouterr().err
     assert (tmp_path / "x.json").read_bytes() == before
+    assert (tmp_path / "x.json").stat().st_mode & 0o777 == 0o644  # readable by everyone
+    # the same figures with --workers in an older row's command replace that row
+    data = json.loads((tmp_path / "x.json").read_text())
+    data["tables"]["t"]["rows"][0]["command"] += " --workers 1"
+    data["tables"]["t"]["rows"][0]["command"] = data["tables"]["t"]["rows"][0]["command"].replace(
+        " --json --workers 1", " --workers 1 --json")
+    (tmp_path / "x.json").write_text(json.dumps(data))
+    assert mod.main(["x.json", "t", str(ev)]) == 0
+    rows = json.loads((tmp_path / "x.json").read_text())["tables"]["t"]["rows"]
+    assert [r["command"] for r in rows] == [
+        "python -m training.evaluate --a search_reference --b heuristic --hands 20 --seed 7 --json"]
+    # another side A, the same evaluation twice, a note that would break the table: refused
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({**EVALUATION, "a": "search"}))
+    for args, message in ((["x.json", "t", str(other)], "side A is search; the table 't' "
+                                                         "records search_reference"),
+                          (["y.json", "t", str(ev), str(ev)], "the same evaluation as another"),
+                          (["y.json", "t", str(ev), "--note", "a|b"], "--note: one line")):
+        with pytest.raises(SystemExit):
+            mod.main(args)
+        assert message in capsys.readouterr().err
+    assert not (tmp_path / "y.json").exists()
 
 
 @pytest.mark.parametrize("content, message", [
     ("{", "Expecting property name"),
     ('{"a": "x"}', "not the JSON of python -m training.evaluate --json: no b, hands"),
     (None, "only hand evaluations are recorded here, got unit 'game'"),
+    ('"text"', "a str, not an object"),
+    (json.dumps({**EVALUATION, "win_rate": float("nan")}), "must be finite numbers"),
+    (json.dumps({**EVALUATION, "hands": -5}), "hands must be a positive int, got -5"),
+    (json.dumps({**EVALUATION, "seed": "abc"}), "seed must be a non-negative int, got 'abc'"),
 ])
 def test_record_refuses_what_is_not_an_evaluation(tmp_path, monkeypatch, capsys, content,
                                                   message):

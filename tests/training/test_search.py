@@ -143,6 +143,28 @@ def test_search_cannot_see_hidden_cards(variant):
     assert done == 6
 
 
+@pytest.mark.parametrize("variant", ["classic", "hand_and_foot"])
+def test_search_reference_cannot_see_hidden_cards(variant):
+    """The network-guided search as a player: two states that differ only in cards the
+    seat on turn cannot see get the same move (the network reads the seat's observation,
+    the search deals the unseen cards again)."""
+    from canasta_env.bots.loader import load_policy
+
+    pol = load_policy("search_reference", variant=variant)
+    pol.settings = type(pol.settings)(8)  # 8 determinisations: the test stays quick
+    searched = 0
+    for g in _positions(variant, 4, 120, seed=5):
+        if g.to_move is None or len(g.legal_actions()) < 2:
+            continue  # one legal move: nothing to search
+        other = determinised(g, g.to_move, seed=99, d=0)
+        assert other.to_position() != g.to_position()
+        assert pol.act_game(g) == pol.act_game(other)
+        searched += 1
+        if searched == 4:
+            break
+    assert searched == 4
+
+
 
 def test_search_releases_the_gil_and_threads_agree():
     """The rollouts run without the GIL: another Python thread keeps running during a
@@ -597,11 +619,31 @@ def test_search_keeps_the_base_policys_move_unless_another_is_clearly_better():
 def test_search_refuses_a_bad_base_policy():
     from canasta_env.search import SearchPolicy
 
-    with pytest.raises(TypeError, match="base must be None .* or a policy with an act"):
+    with pytest.raises(TypeError, match="base must be None .* or a policy object with an act"):
         SearchPolicy(base=object())
-    g = _positions("classic", 1, 17, seed=3)[0]
-    with pytest.raises(RuntimeError, match="the base policy .* chose illegal action"):
+    with pytest.raises(TypeError, match="an instance, not a class"):
+        SearchPolicy(base=HeuristicPolicy)
+    with pytest.raises(TypeError, match="a policy that needs the game, such as a search"):
+        SearchPolicy(base=SearchPolicy())
+    for seed in (1.7, float("nan"), None, "abc", True):
+        with pytest.raises(TypeError, match="seed must be an int"):
+            SearchPolicy(seed=seed)
+    g = next(g for g in _positions("classic", 2, 51, seed=3) if len(g.legal_actions()) > 1)
+    with pytest.raises(RuntimeError, match="the base policy .* chose .*, not a legal action id"):
         SearchPolicy(base=_Illegal()).act_game(g)
+    legal = g.legal_actions()
+
+    class Answer:
+        def __init__(self, value):
+            self.value = value
+
+        def act(self, observation, action_mask):
+            return self.value
+
+    for value in (float(legal[0]) + 0.7, True, str(legal[0]), np.float32(legal[0])):
+        with pytest.raises(RuntimeError, match="not a legal action id"):
+            SearchPolicy(base=Answer(value)).act_game(g)
+    assert SearchPolicy(base=Answer(np.int64(legal[0])), z=1e9).act_game(g) == legal[0]
 
 
 def test_search_reference_plays_each_variant_with_that_variants_reference():
