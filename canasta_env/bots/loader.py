@@ -12,9 +12,11 @@ spec                 policy
                      whose heuristic play has no style parameters)
 ``search``           :class:`~canasta_env.search.SearchPolicy`: the heuristic improved by
                      decision-time search on the native core (64 determinised rollouts
-                     per legal action; about 30 ms a decision); it needs the game, so it
+                     per legal action; tens of ms a decision); it needs the game, so it
                      plays through the bots, the service, terminal play and
                      ``training.evaluate``, not through a bare ``act(observation, mask)``
+``search_reference`` the same search with the game's variant's reference network as the
+                     base policy proposing the moves (``SearchPolicy(base=...)``)
 ``reference``        the shipped reference policy of the game's variant, the file
                      :func:`reference_path` names (below): Classic's and Hand and
                      Foot's networks; a variant without one plays the heuristic
@@ -317,8 +319,9 @@ def _load_style(key: str, variant: Any) -> Policy:
 def _load(spec: str, variant: Any) -> Policy:
     if not isinstance(spec, str) or not spec.strip():
         raise PolicySpecError(f"a policy spec must be 'random', 'heuristic', 'style:<name>', "
-                              f"'search', 'reference', a level ({', '.join(LEVEL_NAMES)}), a "
-                              f"policy file path (.onnx, .zip) or module:attribute, got {spec!r}")
+                              f"'search', 'search_reference', 'reference', a level "
+                              f"({', '.join(LEVEL_NAMES)}), a policy file path (.onnx, .zip) "
+                              f"or module:attribute, got {spec!r}")
     key = spec.strip()
     if is_level(key):  # a difficulty level: the variant's policy for it (canasta_env.bots.levels)
         return _load(level_spec(key, variant), variant)

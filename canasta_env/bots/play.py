@@ -203,7 +203,8 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     p.add_argument("--policy", default="heuristic",
                    help=f"bots (default: heuristic): a difficulty level ("
                         f"{', '.join(LEVEL_NAMES)}: the variant's policy of that level), "
-                        f"heuristic, search (the strongest in Classic), random, reference "
+                        f"heuristic, search, search_reference (the strongest in Classic), "
+                        f"random, reference "
                         f"(the variant's network), {zip_note}, or module:attribute (a "
                         f"policy of your own)")
     p.add_argument("--seed", type=int, default=None, help="deal seed (random if omitted)")

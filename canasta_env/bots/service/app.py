@@ -59,8 +59,10 @@ changed by another request meanwhile; 413 a body over the server's `--max-body` 
 them).
 
 **Bots.** `bot_policy` / `policy` may name `heuristic`, `random`, `reference` (each
-variant's reference network), `search` (the heuristic improved by decision-time search:
-the strongest Classic bot, about 30 ms of one core per decision) or the server's `--policy`;
+variant's reference network), `search` (the heuristic improved by decision-time search,
+tens of ms of one core per decision), `search_reference` (the same search over the
+reference network's moves: the strongest Classic bot), the difficulty levels `easy` ..
+`expert` or the server's `--policy`;
 other checkpoint paths are refused, because loading a checkpoint unpickles it. Responses
 stay small: at most `--max-decisions` (default {MAX_DECISIONS}) moves per response, move log
 pages of at most {MAX_LOG_PAGE} moves. A game not used for `--idle-expiry` seconds is

@@ -70,7 +70,8 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     p.add_argument("--port", type=port, default=8000, help="TCP port 1..65535 (default 8000)")
     p.add_argument("--policy", default="reference",
                    help="default bot policy: reference (checkpoints/reference/, the .onnx "
-                        "with onnxruntime), heuristic, search, random, or a .onnx path (.zip "
+                        "with onnxruntime), heuristic, search, search_reference, random, a "
+                        "level (easy .. expert), or a .onnx path (.zip "
                         "checkpoints: through python -m training.serve)")
     p.add_argument("--db", default=None,
                    help="where games are stored: an SQLite file (default "
