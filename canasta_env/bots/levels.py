@@ -62,9 +62,8 @@ LEVELS: dict[str, dict[str, Level]] = {
         "medium": _MEDIUM,
         "hard": Level("reference", "the shipped Hand and Foot reference network "
                                    "(checkpoints/reference/)"),
-        "expert": Level(None, "missing: the search is weaker than the reference network "
-                              "in Hand and Foot, and the network-guided search is not yet "
-                              "measured there (docs/results/ladder.md)"),
+        "expert": Level(None, "missing: in Hand and Foot both searches are weaker than the "
+                              "reference network (docs/results/ladder.md)"),
     },
 }
 
