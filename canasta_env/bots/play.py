@@ -38,7 +38,7 @@ from canasta_env.render import render_text
 
 from .bot import Bot
 from .levels import LEVEL_NAMES, is_level, level_spec
-from .loader import reference_note, variant_hint
+from .loader import reference_note, registered_suffixes, variant_hint
 
 RELATIVE = ("you", "left", "partner", "right")
 QUIT = {"quit", "q", "exit"}
@@ -198,7 +198,8 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     """
     p = ArgumentParser(prog=prog, description="Play Canasta in the terminal against bots.")
     p.add_argument("--seat", type=int, default=0, choices=range(4), help="your seat 0..3")
-    zip_note = ("a .onnx or .zip path" if prog == "python -m training.play" else
+    # canasta-play and python -m training.play import training, which registers .zip
+    zip_note = ("a .onnx or .zip path" if ".zip" in registered_suffixes() else
                 "a .onnx path (.zip checkpoints: through python -m training.play)")
     p.add_argument("--policy", default="heuristic",
                    help=f"bots (default: heuristic): a difficulty level ("

@@ -136,3 +136,18 @@ def test_the_draw_message_when_the_stock_ends():
     hf.apply(DRAW_STOCK)
     assert not hf.hand_over  # the player goes on with the one card drawn
     assert _drawn(hf, seat, *before) == f"{CLASS_NAMES[last]} (the stock ran out)"
+
+
+def test_help_says_where_zip_checkpoints_load():
+    """``--policy``'s help names .zip paths exactly when the command has the .zip loader
+    (``canasta-play`` is ``python -m training.play``, which imports training)."""
+    def help_text(module):
+        r = subprocess.run([sys.executable, "-m", module, "--help"], capture_output=True,
+                           text=True, timeout=120)
+        assert r.returncode == 0, r.stderr
+        return " ".join(r.stdout.split())
+
+    assert "a .onnx path (.zip checkpoints: through python -m training.play)" in \
+        help_text("canasta_env.bots.play")
+    assert "a .onnx or .zip path" in help_text("training.play")
+    assert "a .onnx or .zip path" in help_text("training.serve")

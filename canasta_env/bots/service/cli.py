@@ -15,6 +15,7 @@ import sys
 from canasta_env.cli import ArgumentParser, fail, host, port, positive_float, positive_int
 
 from ..events import MAX_GAME_STREAMS, MAX_STREAMS, POLL
+from ..loader import registered_suffixes
 from .errors import ServiceError
 from .limits import IDLE_EXPIRY, MAX_BODY, MAX_BOT_PROCESSES, MAX_DECISIONS
 
@@ -71,8 +72,10 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     p.add_argument("--policy", default="reference",
                    help="default bot policy: reference (checkpoints/reference/, the .onnx "
                         "with onnxruntime), heuristic, search, search_reference, random, a "
-                        "level (easy .. expert), or a .onnx path (.zip "
-                        "checkpoints: through python -m training.serve)")
+                        "level (easy .. expert), or " + (
+                            "a .onnx or .zip path" if ".zip" in registered_suffixes() else
+                            "a .onnx path (.zip checkpoints: through python -m "
+                            "training.serve)"))
     p.add_argument("--db", default=None,
                    help="where games are stored: an SQLite file (default "
                         "canasta_games.sqlite3 in the working directory) or a database URL "
