@@ -345,14 +345,12 @@ def _load(spec: str, variant: Any) -> Policy:
         except RuntimeError as e:  # no compiled core
             raise PolicySpecError(f"cannot load policy 'search': {e}") from e
     if key.lower() == "search_reference":  # the search with the variant's reference as base
-        from ..native import available
         from ..search import SearchPolicy
 
-        if not available:
-            raise PolicySpecError("cannot load policy 'search_reference': SearchPolicy needs "
-                                  "the compiled native core (reinstall with a C compiler: "
-                                  "pip install -e .)")
-        return SearchPolicy(base=_load("reference", variant))
+        try:
+            return SearchPolicy(base=_load("reference", variant))
+        except RuntimeError as e:  # no compiled core
+            raise PolicySpecError(f"cannot load policy 'search_reference': {e}") from e
     if key.lower() == "reference" and reference_note(variant) is not None:
         return HeuristicPolicy()  # the variant has no reference files
     path = reference_path(variant) if key.lower() == "reference" else Path(key)

@@ -257,13 +257,9 @@ def test_curve_script_checks_its_input_and_draws_the_shipped_curve(tmp_path):
 
 
 def _going_out_check_module():
-    import importlib.util
+    from tests.helpers.scripts import load_script
 
-    spec = importlib.util.spec_from_file_location(
-        "going_out_check", ROOT / "docs" / "results" / "going_out_check.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("docs/results/going_out_check.py")
 
 
 def test_going_out_check_changes_only_losing_commitments_to_go_out():

@@ -2,21 +2,18 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
 import pytest
 
+from tests.helpers.scripts import load_script
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def _main_job_seeds():
-    spec = importlib.util.spec_from_file_location(
-        "main_job_seeds", ROOT / "docs" / "results" / "main_job_seeds.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("docs/results/main_job_seeds.py")
 
 
 @pytest.mark.parametrize("args, message", [
@@ -64,11 +61,7 @@ def test_main_job_seeds_refuses_a_run_twice_and_a_run_without_its_files(tmp_path
 
 
 def _record():
-    spec = importlib.util.spec_from_file_location(
-        "record", ROOT / "docs" / "results" / "record.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("docs/results/record.py")
 
 
 EVALUATION = {

@@ -7,7 +7,6 @@ lives in one place and the changelog names it."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import re
@@ -20,6 +19,8 @@ import tomllib
 from pathlib import Path
 
 import pytest
+
+from tests.helpers.scripts import load_script
 
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
@@ -140,10 +141,7 @@ def test_setup_script_skips_apt_when_nothing_is_missing(tmp_path):
 # -- results as records ---------------------------------------------------------------------
 
 def tables_module():
-    spec = importlib.util.spec_from_file_location("results_tables", RESULTS / "tables.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("docs/results/tables.py")
 
 
 def test_every_results_table_is_what_the_script_makes_from_its_data():
@@ -291,9 +289,7 @@ def test_the_site_builds_strict_and_offline(tmp_path):
 
 
 def test_the_openapi_hook_writes_types_and_fields():
-    spec = importlib.util.spec_from_file_location("openapi_hook", ROOT / "docs" / "hooks" / "openapi.py")
-    hook = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(hook)
+    hook = load_script("docs/hooks/openapi.py")
     assert hook.type_name({"$ref": "#/components/schemas/Move"}) == "[Move](#move)"
     assert hook.type_name({"anyOf": [{"type": "array", "items": {"type": "integer"}},
                                       {"type": "null"}]}) == "list of integer or null"
@@ -318,9 +314,7 @@ def test_the_openapi_hook_writes_types_and_fields():
 
 
 def test_the_api_reference_renders_rst_tables_and_roles_as_markdown():
-    spec = importlib.util.spec_from_file_location("griffe_rst", ROOT / "docs" / "hooks" / "griffe_rst.py")
-    rst = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(rst)
+    rst = load_script("docs/hooks/griffe_rst.py")
     doc = ("Summary, see :class:`~canasta_env.engine.Game` and :func:`fail`.\n"
            "Run it::\n\n    python -m x\n\n"
            "=================  =====\n"
