@@ -73,7 +73,14 @@ def test_shipped_configs_validate():
     ("ppo: {learning_rate_final: 0.0, anneal_from: true}\n", "ppo.anneal_from"),
     ("ppo: {learning_rate_final: 0.0, anneal_from: 1024.5}\n",
      r"ppo.anneal_from: .*fractional part \(got 1024.5\)"),
-    ("ppo: {learning_rate: abc}\n", r"ppo.learning_rate: .* \(got 'abc'\)"),
+    ("ppo: {learning_rate: abc}\n", "ppo.learning_rate: expected a number, not the text 'abc'"),
+    # text where a number is expected is refused, not read (pydantic alone takes '0.5')
+    ("opponents: {random: '0.5'}\n", "opponents.random: expected a number, not the text "
+     "'0.5' \\(write it without quotes\\)"),
+    ("seed: '7'\n", "seed: expected a number, not the text '7'"),
+    # relative weights whose sum overflows would fail at the first draw
+    ("opponents: {random: 1.0e308, heuristic: 1.0e308}\n",
+     "opponents weights must have a finite sum|opponent weights must have a finite sum"),
     ("ppo: {learning_rate: 1.0e-4, learning_rate_final: 2.0e-4}\n",
      r"ppo.learning_rate_final \(0.0002\) is above ppo.learning_rate \(0.0001\): an anneal "
      r"only lowers the learning rate"),

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Annotated, get_args
+from typing import Annotated, Literal, get_args, get_origin
 
 import yaml
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -35,8 +35,9 @@ _YAML_NUMBER = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)[eE][-+]?\d+")
 class _Config(BaseModel):
     """A config section: numbers are numbers. YAML's true / false are refused where a
     number is expected (pydantic would read them as 1 / 0), and an integral number
-    written like ``1e7`` (which YAML 1.1 reads as a string) is read as that integer.
-    Unknown keys, NaN and infinities are errors."""
+    written like ``1e7`` or ``3e-4`` (which YAML 1.1 reads as text) is read as that number;
+    any other text where a number is expected (a quoted ``'0.5'``) is refused. Unknown keys,
+    NaN and infinities are errors."""
 
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
@@ -56,10 +57,16 @@ class _Config(BaseModel):
                     isinstance(value, bool):
                 raise ValueError(f"@{name}: expected a number, not true or false")  # @: the
                 # field, joined to the error's location by load_yaml_model
-            if int in kinds and float not in kinds and isinstance(value, str) and \
-                    _YAML_NUMBER.fullmatch(value.strip()):
+            texts = {t for k in kinds if get_origin(k) is Literal for t in get_args(k)}
+            if (int in kinds or float in kinds) and str not in kinds and \
+                    isinstance(value, str) and value not in texts:
+                if not _YAML_NUMBER.fullmatch(value.strip()):
+                    raise ValueError(f"@{name}: expected a number, not the text {value!r} "
+                                     "(write it without quotes)")
                 number = float(value)
-                if number.is_integer() and abs(number) < 2 ** 63:
+                if float in kinds:
+                    data[key] = number
+                elif number.is_integer() and abs(number) < 2 ** 63:
                     data[key] = int(number)
         return data
 

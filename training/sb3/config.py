@@ -9,6 +9,7 @@ the run names, the YAML reader and the PPO settings shared with RLlib are
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Literal
@@ -106,7 +107,7 @@ class OpponentConfig(_Config):
                              "(vec_env: batched only)")
     snapshot_every: int = Field(50_000, ge=1, description="timesteps between snapshots")
     max_snapshots: int = Field(5, ge=1, description="most recent snapshots kept in the pool")
-    fixed: dict[str, Annotated[float, Field(ge=0, allow_inf_nan=False)]] = Field(
+    fixed: dict[str, Annotated[float, Field(ge=0, allow_inf_nan=False, strict=True)]] = Field(
         {}, description="fixed opponents: checkpoint .zip paths, each with its weight, in "
         "the pool from the first hand on (vec_env: batched only), e.g. a frozen reference "
         "to train a best response against")
@@ -114,9 +115,13 @@ class OpponentConfig(_Config):
     @model_validator(mode="after")
     def _some_weight(self) -> "OpponentConfig":
         fixed = sum(self.fixed.values())
-        if self.random + self.heuristic + self.styles + self.snapshots + self.self_play + \
-                fixed <= 0:
+        total = self.random + self.heuristic + self.styles + self.snapshots + self.self_play + \
+            fixed
+        if total <= 0:
             raise ValueError("opponent weights must not all be zero")
+        if not math.isfinite(total):
+            raise ValueError(f"opponent weights must have a finite sum (they are relative: "
+                             f"e.g. 0.6 and 0.4), got {total}")
         for path in self.fixed:
             if not Path(path).is_file():
                 raise ValueError(f"@fixed: {path} is not a checkpoint file")
