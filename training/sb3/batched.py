@@ -22,8 +22,10 @@ is on turn again in every game. The opponent seats of all games are decided toge
   decided like the heuristic, one batch per style;
 - ``fixed`` (:meth:`set_fixed`): checkpoints in the pool from the first hand on, each with
   its weight, decided as snapshots are;
-- ``snapshots``: one forward per snapshot over the rows it plays (sampling, as in
-  :class:`training.sb3.adapter.PartnershipEnv`);
+- ``snapshots``: sampled from each snapshot's masked policy over the rows it plays, the
+  snapshots and fixed checkpoints waiting together in one stacked pass
+  (:class:`training.sb3.stacked.StackedActors`; one pass per network where their
+  architectures differ);
 - ``self`` (self-play): the learner's current network plays the other partnership too,
   one forward per batch, sampling. Only the learner partnership's decisions of each
   game become transitions: SB3's ``VecEnv`` wants one pending decision per slot, and a
@@ -140,6 +142,8 @@ class BatchedPartnershipVecEnv(VecEnv):
         self._snapshot_paths: list[str] = []
         self._snapshot_weight = 0.0
         self._snapshots: dict[str, object] = {}  # path -> loaded MaskablePPO policy
+        self._stacked = None  # the network opponents in one pass (_stacked_networks)
+        self._stacked_key: tuple[str, ...] | None = None
         self._fixed: dict[str, object] = {}  # path -> policy of a fixed opponent
         self._fixed_weights: dict[str, float] = {}
         self._game_snapshot: dict[int, str] = {}  # game -> path of the network it plays
@@ -257,11 +261,13 @@ class BatchedPartnershipVecEnv(VecEnv):
     def _network_actions(self, policy, rows: np.ndarray) -> np.ndarray:
         import torch
 
+        from .precision import sample_masked
+
         t0 = time.perf_counter()
         obs = torch.as_tensor(self.vg.observations[rows])
+        masks = torch.as_tensor(self.vg.masks[rows]).bool()
         with torch.no_grad():
-            dist = policy.get_distribution(obs, action_masks=self.vg.masks[rows].astype(bool))
-            out = dist.get_actions(deterministic=False).numpy()
+            out = sample_masked(policy, obs, masks).numpy()
         self.opponent_net_seconds += time.perf_counter() - t0
         return out
 
@@ -297,11 +303,34 @@ class BatchedPartnershipVecEnv(VecEnv):
         snap_rows = rows_all[k >= SNAPSHOT]
         if len(snap_rows):
             paths = np.asarray([self._game_snapshot[r] for r in snap_rows], dtype=object)
-            for path in set(paths.tolist()):
-                rows = snap_rows[paths == path]
-                policy = self._fixed.get(path) or self._snapshots[path]
-                acts[rows] = self._network_actions(policy, rows)
+            present = set(paths.tolist())
+            stacked, order = self._stacked_networks()
+            if stacked is not None and len(present) > 1:
+                t0 = time.perf_counter()
+                groups = [snap_rows[paths == path] for path in order]
+                for rows, a in zip(groups, stacked.sample(groups, vg.observations, vg.masks)):
+                    acts[rows] = a
+                self.opponent_net_seconds += time.perf_counter() - t0
+            else:
+                for path in present:
+                    rows = snap_rows[paths == path]
+                    policy = self._fixed.get(path) or self._snapshots[path]
+                    acts[rows] = self._network_actions(policy, rows)
         return acts
+
+    def _stacked_networks(self):
+        """The network opponents loaded now (snapshots and fixed checkpoints) as one
+        :class:`training.sb3.stacked.StackedActors` and the paths in its order, remade
+        when the set changes; ``(None, order)`` when they cannot be stacked."""
+        order = tuple(sorted(set(self._snapshots) | set(self._fixed)))
+        if self._stacked_key != order:
+            from .stacked import StackedActors, stackable
+
+            policies = [self._fixed.get(p) or self._snapshots[p] for p in order]
+            self._stacked = StackedActors(policies) if policies and stackable(policies) \
+                else None
+            self._stacked_key = order
+        return self._stacked, order
 
     # -- VecEnv API ---------------------------------------------------------------------
     def reset(self) -> np.ndarray:

@@ -168,6 +168,20 @@ class MixedPrecisionPolicy(MaskableActorCriticPolicy):
         return self.value_net(latent_vf), log_prob, -p_log_p.sum(-1)
 
 
+def sample_masked(policy, obs: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
+    """Actions ``int64 [B]`` sampled from ``policy``'s masked action distribution at
+    ``obs`` (``float32 [B, N]``; ``masks`` bool ``[B, A]``, at least one legal action per
+    row), by the Gumbel-max trick as :meth:`MixedPrecisionPolicy.forward`: the actor's
+    pass only (no value head, no distribution object), in the policy's precision.
+    ``policy`` is any sb3-contrib ``MaskableActorCriticPolicy`` (a loaded opponent).
+    Call under ``torch.no_grad()``."""
+    features = policy.extract_features(obs, policy.pi_features_extractor)
+    logits = policy.action_net(policy.mlp_extractor.forward_actor(features)).float()
+    logits = logits.masked_fill(~masks, HUGE_NEG)
+    gumbel = -torch.log(-torch.log(torch.rand_like(logits)))
+    return (logits + gumbel).argmax(dim=-1)
+
+
 def set_precision(policy, precision: Precision) -> None:
     """Run ``policy`` (a :class:`MixedPrecisionPolicy`) in ``precision`` from now on.
 
@@ -187,5 +201,5 @@ def set_precision(policy, precision: Precision) -> None:
     policy.mlp_extractor.precision = precision
 
 
-__all__ = ["MixedPrecisionPolicy", "MixedMlpExtractor", "set_precision", "bf16_available",
-           "resolve_precision", "bf16_fast", "Precision", "Requested"]
+__all__ = ["MixedPrecisionPolicy", "MixedMlpExtractor", "set_precision", "sample_masked",
+           "bf16_available", "resolve_precision", "bf16_fast", "Precision", "Requested"]
