@@ -6,7 +6,10 @@ Figures (all on this machine, in this process, one after the other):
 
 - ``ppo_env_steps_per_s``: learner decisions per second of real MaskablePPO training
   with the config's env and network (no warm start: a fresh network), over at least
-  ``--seconds`` of wall time after one warm-up rollout + update. Peer:
+  ``--seconds`` of wall time after one warm-up rollout + update, with the pool's
+  snapshots present as in a training run past ``max_snapshots`` snapshots
+  (``ppo_snapshots`` of them, each a copy of the fresh network: their forwards are part of
+  a long run's cost). Peer:
   ``peer_ppo_env_steps_per_s``, the same network and PPO settings on the pre-batched
   recipe (2 ``PartnershipEnv`` in subprocesses, half the rollout each: ``n_steps *
   n_envs / 2`` steps, 16,384 for the default config), for ``--seconds / 2``. Each side
@@ -14,7 +17,9 @@ Figures (all on this machine, in this process, one after the other):
   32,768-step rollouts a run lasts minutes whatever ``--seconds`` says.
 - ``ppo_env_share``: of that training wall time, the fraction spent outside any network
   forward or backward pass and the optimiser (stepping games and deciding random and
-  heuristic opponents), measured by the batched env's own timers.
+  heuristic opponents), measured by the batched env's own timers;
+  ``ppo_opponent_net_share`` the fraction spent in the opponents' network forwards
+  (snapshots, fixed checkpoints, self-play).
 - ``update_samples_per_s``: minibatch samples per second through one epoch of the
   config's network update (``model.train()`` with one epoch on a full rollout buffer,
   best of 10 rounds), in the config's ``ppo.precision`` (``precision``: the one used,
@@ -37,7 +42,9 @@ Each ``ratio_*`` is figure / peer (for the heuristic: peer / figure, so > 1 is f
 from __future__ import annotations
 
 import json
+import tempfile
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -77,12 +84,16 @@ def measure_ppo(cfg, seconds: float) -> dict:
     model = _model(cfg, vec)
     vec.env_method("set_learner", model.policy, indices=[0])
     env = vec.venv
-    model.learn(model.n_steps * model.n_envs)  # warm-up: first rollout + update
-    env0 = env.env_seconds - env.opponent_net_seconds
-    steps, wall = _train_for(model, seconds)
+    with tempfile.TemporaryDirectory(prefix="canasta-benchmark-") as folder:
+        snapshots = _fill_snapshots(cfg, model, vec, folder)
+        model.learn(model.n_steps * model.n_envs)  # warm-up: first rollout + update
+        env0 = env.env_seconds - env.opponent_net_seconds
+        net0 = env.opponent_net_seconds
+        steps, wall = _train_for(model, seconds)
     share = (env.env_seconds - env.opponent_net_seconds - env0) / wall
     out = {"ppo_env_steps_per_s": steps / wall, "ppo_env_share": share,
-           "ppo_games": cfg.n_envs, "ppo_seconds": wall}
+           "ppo_opponent_net_share": (env.opponent_net_seconds - net0) / wall,
+           "ppo_games": cfg.n_envs, "ppo_snapshots": snapshots, "ppo_seconds": wall}
     out["update_samples_per_s"] = _update_rate(model)
     out["precision"] = model.policy.precision
     if cfg.ppo.features != "mlp":  # peer: a plain MLP of the same widths, same buffer
@@ -100,6 +111,21 @@ def measure_ppo(cfg, seconds: float) -> dict:
             out[key] = _update_rate(peer)
     vec.close()
     return out
+
+
+def _fill_snapshots(cfg, model, vec, folder: str) -> int:
+    """The pool's snapshots as in a training run once ``max_snapshots`` have been taken
+    (each a copy of ``model``'s fresh weights, saved in ``folder``, which must outlive the
+    measurement: the subprocess envs load a snapshot when it first plays), so that the
+    measured rollouts pay for their forwards as a long run does; the number of snapshots
+    (0 when the config's pool has no snapshot weight)."""
+    if cfg.opponents.snapshots <= 0:
+        return 0
+    paths = [str(Path(folder) / f"snapshot_{i}.zip") for i in range(cfg.opponents.max_snapshots)]
+    for path in paths:
+        model.save(path)
+    vec.env_method("set_snapshots", paths, cfg.opponents.snapshots)
+    return len(paths)
 
 
 def _update_rate(model, rounds: int = 10) -> float:
@@ -130,8 +156,10 @@ def measure_ppo_peer(cfg, seconds: float) -> float:
     peer.ppo = cfg.ppo.model_copy(update={"n_steps": cfg.ppo.n_steps * cfg.n_envs // 2})
     vec = make_vec_env(peer)
     model = _model(peer, vec)
-    model.learn(model.n_steps * model.n_envs)
-    steps, wall = _train_for(model, seconds)
+    with tempfile.TemporaryDirectory(prefix="canasta-benchmark-") as folder:
+        _fill_snapshots(peer, model, vec, folder)
+        model.learn(model.n_steps * model.n_envs)
+        steps, wall = _train_for(model, seconds)
     vec.close()
     return steps / wall
 

@@ -28,6 +28,10 @@ def test_training_benchmark_reports_each_figure_beside_its_peer():
         assert out[k] > 0, k
     assert 0.0 < out["ppo_env_share"] < 1.0
     assert out["ppo_games"] == 8
+    # the smoke pool's snapshots (weight 0.5, max_snapshots: the default 5) play in the
+    # measured rollouts
+    assert out["ppo_snapshots"] == 5
+    assert 0.0 < out["ppo_opponent_net_share"] < 1.0
     assert out["ratio_ppo_env_steps_per_s"] == out["ppo_env_steps_per_s"] / \
         out["peer_ppo_env_steps_per_s"]
     assert out["ratio_update_samples_per_s"] == out["update_samples_per_s"] / \
