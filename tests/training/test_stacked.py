@@ -132,3 +132,67 @@ def test_the_batched_env_decides_its_snapshots_together_and_repeats_under_a_seed
 
     a, b = run(), run()
     assert np.array_equal(a, b)
+
+
+def test_sample_masked_reads_an_unshared_features_extractor():
+    """A policy whose actor and critic have their own extractors (a checkpoint from
+    elsewhere): sample_masked takes the actor's, as the policy's own distribution does."""
+    p = _policy(0, classes=False)
+    q = MixedPrecisionPolicy(p.observation_space, p.action_space, lambda _: 1e-3,
+                             net_arch=[16], share_features_extractor=False)
+    obs = (torch.rand(4, OBS_SIZE) > 0.6).float()
+    masks = torch.zeros(4, A, dtype=torch.bool)
+    masks[torch.arange(4), torch.tensor([5, 17, 60, 90])] = True
+    with torch.no_grad():
+        assert sample_masked(q, obs, masks).tolist() == [5, 17, 60, 90]
+    assert stackable([q, q])
+    with torch.no_grad():
+        f = q.pi_features_extractor(obs)
+        own = q.action_net(q.mlp_extractor.forward_actor(f))
+        assert torch.allclose(StackedActors([q]).logits(obs.unsqueeze(0))[0], own, atol=1e-5)
+
+
+def test_bias_less_layers_and_activation_subclasses_are_not_stacked():
+    p = _policy(0)
+    p.action_net = torch.nn.Linear(32, A, bias=False)
+    assert not stackable([p])
+
+    class Tanh2(torch.nn.Tanh):
+        pass
+
+    q = _policy(1)
+    q.mlp_extractor.policy_net[1] = Tanh2()
+    assert not stackable([q])
+
+
+def test_sample_with_every_group_empty():
+    out = StackedActors([_policy(0), _policy(1)]).sample(
+        [np.zeros(0, np.int64), np.zeros(0, np.int64)], np.zeros((2, OBS_SIZE), np.float32),
+        np.ones((2, A), np.int8))
+    assert [a.tolist() for a in out] == [[], []]
+
+
+@pytest.mark.skipif(not available, reason="the native core is not built")
+def test_a_dropped_fixed_opponent_plays_on_until_the_next_hand(tmp_path):
+    """set_fixed without a checkpoint that games are playing: they keep it (legal moves, as
+    the docstring says), both with the stacked pass and one pass per network."""
+    from sb3_contrib import MaskablePPO
+
+    from training.sb3.batched import BatchedPartnershipVecEnv
+
+    paths = []
+    for s in range(2):
+        env = BatchedPartnershipVecEnv(2, "classic", {"random": 1.0})
+        MaskablePPO(MixedPrecisionPolicy, env, n_steps=8, batch_size=16, device="cpu", seed=s,
+                    policy_kwargs={"net_arch": [16]}).save(tmp_path / f"f{s}.zip")
+        paths.append(str(tmp_path / f"f{s}.zip"))
+    for stack in (True, False):
+        env = BatchedPartnershipVecEnv(12, "classic", {"random": 0.0, "heuristic": 0.0}, seed=3)
+        env.stack_networks = stack
+        env.set_fixed({paths[0]: 1.0, paths[1]: 1.0})
+        env.reset()
+        assert paths[1] in {env._game_snapshot[g] for g in range(12)}
+        env.set_fixed({paths[0]: 1.0})
+        for _ in range(40):  # illegal opponent moves would raise in the core
+            env.step_async(env.action_masks().argmax(axis=1))
+            env.step_wait()

@@ -85,6 +85,10 @@ class BatchedPartnershipVecEnv(VecEnv):
         ValueError: a bad option (the message names it).
     """
 
+    #: decide the network opponents waiting together in one stacked pass (False: one pass
+    #: per network, the same distribution; for measuring the difference)
+    stack_networks: bool = True
+
     def __init__(self, num_games: int, variant: str = "classic",
                  pool: dict[str, float] | None = None, seed: int = 0,
                  reward: str = "score_diff", reward_scale: float = 0.001,
@@ -190,6 +194,7 @@ class BatchedPartnershipVecEnv(VecEnv):
                    if self.opponent_kind[g] >= SNAPSHOT}
         self._snapshots = {p: q for p, q in self._snapshots.items()
                            if p in paths or p in playing}
+        self._stacked_key = None  # a path may name new weights now
 
     def set_fixed(self, weights: dict[str, float]) -> None:
         """Fixed opponents: checkpoints (``.zip`` paths) in the pool from the first hand on,
@@ -219,8 +224,13 @@ class BatchedPartnershipVecEnv(VecEnv):
                                      int(model.action_space.n)), self.rules,
                                     f"fixed opponent {path}")
             loaded[path] = policy
+        # games playing a dropped checkpoint keep it until their next hand
+        for g, p in self._game_snapshot.items():
+            if self.opponent_kind[g] >= SNAPSHOT and p in self._fixed and p not in loaded:
+                loaded[p] = self._fixed[p]
         self._fixed = loaded
         self._fixed_weights = {p: float(w) for p, w in weights.items()}
+        self._stacked_key = None  # a path may name new weights now
 
     def _networks(self) -> tuple[list[str], list[float]]:
         """The network opponents (the learner's snapshots, then the fixed ones) and their
@@ -305,14 +315,17 @@ class BatchedPartnershipVecEnv(VecEnv):
             paths = np.asarray([self._game_snapshot[r] for r in snap_rows], dtype=object)
             present = set(paths.tolist())
             stacked, order = self._stacked_networks()
-            if stacked is not None and len(present) > 1:
+            if stacked is not None and len(present) > 1 and self.stack_networks:
                 t0 = time.perf_counter()
+                if not present <= set(order):
+                    raise RuntimeError(f"network opponents {sorted(present - set(order))} are "
+                                       f"playing but not loaded")
                 groups = [snap_rows[paths == path] for path in order]
                 for rows, a in zip(groups, stacked.sample(groups, vg.observations, vg.masks)):
                     acts[rows] = a
                 self.opponent_net_seconds += time.perf_counter() - t0
             else:
-                for path in present:
+                for path in sorted(present):  # one order, so one seed draws the same moves
                     rows = snap_rows[paths == path]
                     policy = self._fixed.get(path) or self._snapshots[path]
                     acts[rows] = self._network_actions(policy, rows)

@@ -31,6 +31,7 @@ from typing import Literal
 
 import torch
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+from stable_baselines3.common.policies import BaseModel
 from stable_baselines3.common.torch_layers import MlpExtractor
 
 Precision = Literal["fp32", "bf16"]
@@ -173,9 +174,12 @@ def sample_masked(policy, obs: torch.Tensor, masks: torch.Tensor) -> torch.Tenso
     ``obs`` (``float32 [B, N]``; ``masks`` bool ``[B, A]``, at least one legal action per
     row), by the Gumbel-max trick as :meth:`MixedPrecisionPolicy.forward`: the actor's
     pass only (no value head, no distribution object), in the policy's precision.
-    ``policy`` is any sb3-contrib ``MaskableActorCriticPolicy`` (a loaded opponent).
-    Call under ``torch.no_grad()``."""
-    features = policy.extract_features(obs, policy.pi_features_extractor)
+    ``policy`` is any sb3-contrib ``MaskableActorCriticPolicy`` (a loaded opponent; its
+    features extractor shared with the value function or not). Call under
+    ``torch.no_grad()``."""
+    with _autocast(getattr(policy, "precision", "fp32")):
+        # the base class's: the actor's extractor alone, shared or not
+        features = BaseModel.extract_features(policy, obs, policy.pi_features_extractor)
     logits = policy.action_net(policy.mlp_extractor.forward_actor(features)).float()
     logits = logits.masked_fill(~masks, HUGE_NEG)
     gumbel = -torch.log(-torch.log(torch.rand_like(logits)))

@@ -10,8 +10,8 @@ over rows padded to the longest group, so the cost is about one network's.
 
 It covers the actor pass of sb3-contrib's ``MaskableActorCriticPolicy`` with SB3's
 ``FlattenExtractor`` or :class:`training.sb3.features.CardClassFeatures`, hidden layers of
-``Linear`` and an activation (``net_arch`` with ``Tanh``/``ReLU``), and the ``action_net``
-head; :func:`stackable` says whether a set of policies qualifies (same layer shapes, same
+``Linear`` layers with biases and an activation (``net_arch`` with ``Tanh``/``ReLU``), and
+the ``action_net`` head; :func:`stackable` says whether a set of policies qualifies (same layer shapes, same
 activations, same card-class indices), and the env decides network by network otherwise.
 The logits equal each policy's own pass within float rounding (a test).
 """
@@ -33,9 +33,9 @@ def _layers(seq: torch.nn.Sequential) -> list[tuple[torch.nn.Linear, type | None
     else."""
     out: list[tuple[torch.nn.Linear, type | None]] = []
     for m in seq:
-        if isinstance(m, torch.nn.Linear):
+        if type(m) is torch.nn.Linear and m.bias is not None:
             out.append((m, None))
-        elif isinstance(m, _ACTIVATIONS) and out and out[-1][1] is None:
+        elif type(m) in _ACTIVATIONS and out and out[-1][1] is None:
             out[-1] = (out[-1][0], type(m))
         else:
             return None
@@ -59,7 +59,8 @@ def _signature(policy) -> tuple | None:
     else:
         return None
     hidden = _layers(policy.mlp_extractor.policy_net)
-    if hidden is None or not isinstance(policy.action_net, torch.nn.Linear):
+    head = _layers(torch.nn.Sequential(policy.action_net))
+    if hidden is None or head is None:
         return None
     return (feat, tuple((tuple(lin.weight.shape), act) for lin, act in hidden),
             tuple(policy.action_net.weight.shape))
@@ -142,7 +143,9 @@ class StackedActors:
         ``groups[s]`` are row numbers into ``observations`` (``float32 [B, N]``) and
         ``masks`` (``[B, A]``, nonzero = legal), possibly empty; returns one ``int64``
         array per group."""
-        width = max(len(g) for g in groups)
+        width = max((len(g) for g in groups), default=0)
+        if width == 0:
+            return [np.zeros(0, dtype=np.int64) for _ in groups]
         index = np.zeros((self.size, width), dtype=np.int64)
         for s, g in enumerate(groups):
             index[s, :len(g)] = g
