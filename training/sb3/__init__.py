@@ -9,6 +9,7 @@
 - :mod:`training.sb3.callbacks`: snapshots, checkpoints, throughput, evaluation.
 - :mod:`training.sb3.adapter`, :mod:`training.sb3.batched`: the single-agent view of the
   partnership game, one env per process or many games on the native core.
+- :mod:`training.sb3.stacked`: the batched env's network opponents in one stacked pass.
 - :mod:`training.sb3.features`: the card-class features extractor.
 - :mod:`training.sb3.pretrain`: the warm start (behaviour cloning, DAgger).
 - :mod:`training.sb3.checkpoint`: loading a ``.zip`` as a model or a policy.
