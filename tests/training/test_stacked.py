@@ -31,6 +31,21 @@ def _policy(seed: int, classes: bool = True, net_arch=(32, 32), hidden: int = 16
                                 gym.spaces.Discrete(A), lambda _: 1e-3, **kw)
 
 
+def _saved_checkpoints(folder, n: int) -> list[str]:
+    """``n`` small Classic MaskablePPO checkpoints (seeds 0..n-1) saved in ``folder``."""
+    from sb3_contrib import MaskablePPO
+
+    from training.sb3.batched import BatchedPartnershipVecEnv
+
+    paths = []
+    for s in range(n):
+        env = BatchedPartnershipVecEnv(2, "classic", {"random": 1.0})
+        MaskablePPO(MixedPrecisionPolicy, env, n_steps=8, batch_size=16, device="cpu", seed=s,
+                    policy_kwargs={"net_arch": [16]}).save(folder / f"net{s}.zip")
+        paths.append(str(folder / f"net{s}.zip"))
+    return paths
+
+
 def _own_logits(policy, obs):
     with torch.no_grad():
         f = policy.extract_features(obs, policy.pi_features_extractor)
@@ -105,16 +120,9 @@ def test_sample_draws_as_the_policys_own_distribution():
 
 @pytest.mark.skipif(not available, reason="the native core is not built")
 def test_the_batched_env_decides_its_snapshots_together_and_repeats_under_a_seed(tmp_path):
-    from sb3_contrib import MaskablePPO
-
     from training.sb3.batched import SNAPSHOT, BatchedPartnershipVecEnv
 
-    paths = []
-    for s in range(3):
-        env = BatchedPartnershipVecEnv(2, "classic", {"random": 1.0})
-        MaskablePPO(MixedPrecisionPolicy, env, n_steps=8, batch_size=16, device="cpu", seed=s,
-                    policy_kwargs={"net_arch": [16]}).save(tmp_path / f"snap{s}.zip")
-        paths.append(str(tmp_path / f"snap{s}.zip"))
+    paths = _saved_checkpoints(tmp_path, 3)
 
     def run():
         torch.manual_seed(5)
@@ -176,16 +184,9 @@ def test_sample_with_every_group_empty():
 def test_a_dropped_fixed_opponent_plays_on_until_the_next_hand(tmp_path):
     """set_fixed without a checkpoint that games are playing: they keep it (legal moves, as
     the docstring says), both with the stacked pass and one pass per network."""
-    from sb3_contrib import MaskablePPO
-
     from training.sb3.batched import BatchedPartnershipVecEnv
 
-    paths = []
-    for s in range(2):
-        env = BatchedPartnershipVecEnv(2, "classic", {"random": 1.0})
-        MaskablePPO(MixedPrecisionPolicy, env, n_steps=8, batch_size=16, device="cpu", seed=s,
-                    policy_kwargs={"net_arch": [16]}).save(tmp_path / f"f{s}.zip")
-        paths.append(str(tmp_path / f"f{s}.zip"))
+    paths = _saved_checkpoints(tmp_path, 2)
     for stack in (True, False):
         env = BatchedPartnershipVecEnv(12, "classic", {"random": 0.0, "heuristic": 0.0}, seed=3)
         env.stack_networks = stack
