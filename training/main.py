@@ -5,7 +5,9 @@
 
 Trains with :mod:`training.sb3.train` (a run that already finished is not retrained: its
 ``final.zip`` is evaluated again), then plays ``eval.final_hands`` duplicate hands of the
-trained policy against the random and the heuristic baselines and prints both tables.
+trained policy against the random and the heuristic baselines and prints both tables,
+after the SHA-256 of the final weights (:func:`training.sb3.checkpoint.weights_digest`:
+two runs with the same seed on the same machine print the same digest).
 
 Exit codes: 0 done, 2 refused input (a bad option or config, a checkpoint that cannot be
 loaded or is of another variant, an unwritable folder: one line on stderr), 130
@@ -51,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     from canasta_env.bots.loader import PolicySpecError
     from training.evaluation import EvaluationInterrupted, evaluate_policies, format_table
-    from training.sb3.checkpoint import CheckpointError
+    from training.sb3.checkpoint import CheckpointError, weights_digest
     from training.sb3.train import stopped_message, train
 
     t0 = time.time()
@@ -85,6 +87,7 @@ def main(argv: list[str] | None = None) -> int:
     what = f"trained {final} in {t_train / 60:.1f} min; evaluating it" if trained else \
         f"evaluating {final}"
     print(f"\n{what} on {hands} duplicate hands")
+    print(f"final weights sha256: {weights_digest(final)}")
     for opponent in ("random", "heuristic"):
         try:
             res = evaluate_policies(str(final), opponent, hands, seed=cfg.eval.seed,

@@ -99,3 +99,7 @@ def test_the_main_job_logs_every_phase_to_a_file(tmp_path):
     assert ppo and ppo[-1].startswith("PPO: 2,048 / 2,048 steps (100.0%)")
     assert "last evaluation at 2,048: win rate " in ppo[-1]  # eval.every 1,024
     assert "━" not in r.stdout and "\r" not in r.stdout + r.stderr  # no bar drawn into a file
+    from training.sb3.checkpoint import weights_digest
+
+    (final,) = (tmp_path / "ck").rglob("final.zip")
+    assert f"final weights sha256: {weights_digest(final)}\n" in r.stdout

@@ -672,12 +672,45 @@ def test_the_same_config_trains_the_same_policy(tmp_path, precision, threads):
                           tensorboard_dir=str(tmp_path / f"tb_{run}"), seed=seed,
                           total_timesteps=1024, torch_threads=threads)
         cfg = cfg.model_copy(update={"ppo": cfg.ppo.model_copy(update={"precision": precision})})
-        return load_model(train(cfg)).policy.state_dict()
+        final = train(cfg)
+        return load_model(final).policy.state_dict(), weights_digest(final)
 
-    a, b, c = weights("a", 0), weights("b", 0), weights("c", 1)
+    from training.sb3.checkpoint import weights_digest
+
+    (a, da), (b, db), (c, dc) = weights("a", 0), weights("b", 0), weights("c", 1)
     assert a.keys() == b.keys()
     assert all(torch.equal(a[k], b[k]) for k in a)
     assert not all(torch.equal(a[k], c[k]) for k in a)
+    assert da == db != dc and len(da) == 64  # what training.main prints
+
+
+def test_the_weights_digest_reads_only_the_weights(tmp_path):
+    """Two saves of the same weights give one digest, the loaded policy's own state; a
+    changed weight, a file that is not a checkpoint and a zip without policy.pth are told apart."""
+    import zipfile
+
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from training.sb3.checkpoint import CheckpointError, weights_digest
+
+    model = MaskablePPO.load(ROOT / "checkpoints" / "reference" / "classic.zip")
+    model.save(tmp_path / "one.zip")
+    model.save(tmp_path / "two.zip")
+    assert weights_digest(tmp_path / "one.zip") == weights_digest(tmp_path / "two.zip") == \
+        weights_digest(ROOT / "checkpoints" / "reference" / "classic.zip")
+    with torch.no_grad():
+        next(model.policy.parameters()).view(-1)[0] += 1e-6
+    model.save(tmp_path / "three.zip")
+    assert weights_digest(tmp_path / "three.zip") != weights_digest(tmp_path / "one.zip")
+    (tmp_path / "text.zip").write_text("not a zip")
+    with zipfile.ZipFile(tmp_path / "empty.zip", "w") as z:
+        z.writestr("data", "{}")
+    for name, message in (("text.zip", "is not a MaskablePPO .zip"),
+                          ("missing.zip", "is not a MaskablePPO .zip"),
+                          ("empty.zip", "no readable policy.pth")):
+        with pytest.raises(CheckpointError, match=message):
+            weights_digest(tmp_path / name)
 
 
 def _no_warm_start(tmp_path, total: int, **update):

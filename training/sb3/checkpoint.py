@@ -65,6 +65,39 @@ def load_model(path: str | Path, env=None, device: str = "cpu",
     return model
 
 
+def weights_digest(path: str | Path) -> str:
+    """SHA-256 (64 hex digits) of the policy weights in checkpoint ``path``: every tensor of
+    the saved ``policy.pth`` in name order (its name, dtype, shape and bytes). Two runs that
+    trained the same weights have the same digest; the ``.zip`` bytes themselves differ
+    (times and versions are saved with them).
+
+    Raises:
+        CheckpointError: no such file, or not a MaskablePPO ``.zip`` with a ``policy.pth``.
+    """
+    import hashlib
+    import io
+
+    import torch
+
+    path = Path(path)
+    if not path.is_file() or not zipfile.is_zipfile(path):
+        raise CheckpointError(f"checkpoint {path} is not a MaskablePPO .zip (no such file, "
+                              f"corrupt or wrong file)")
+    try:
+        with zipfile.ZipFile(path) as z:
+            state = torch.load(io.BytesIO(z.read("policy.pth")), map_location="cpu",
+                               weights_only=True)
+    except Exception as e:  # noqa: BLE001 - a missing member or unpickling error: a bad file
+        raise CheckpointError(f"checkpoint {path}: no readable policy.pth "
+                              f"({type(e).__name__}: {e})") from None
+    h = hashlib.sha256()
+    for name in sorted(state):
+        t = state[name].detach().contiguous().cpu().reshape(-1)
+        h.update(f"{name}|{t.dtype}|{tuple(t.shape)}|".encode())
+        h.update(t.view(torch.uint8).numpy().tobytes() if t.numel() else b"")
+    return h.hexdigest()
+
+
 class CheckpointPolicy:
     """A trained policy as a :class:`canasta_env.policies.Policy`: maps (observation,
     action_mask) to an action id.
