@@ -1,6 +1,7 @@
 """The training-speed scripts of docs/results: compile_check.py (experiments.md: torch.compile
-of the update) and opponent_passes.py (benchmarks.md: the stacked pass of the network
-opponents), on the smoke config, and their bad options refused before any training."""
+of the update), overlap_check.py (experiments.md: the rollout beside the update) and
+opponent_passes.py (benchmarks.md: the stacked pass of the network opponents), on the smoke
+config, and their bad options refused before any training."""
 
 from __future__ import annotations
 
@@ -44,9 +45,26 @@ def test_opponent_passes_measures_both_modes_and_restores_the_default():
     assert BatchedPartnershipVecEnv.stack_networks is True
 
 
+def test_overlap_check_times_both_halves_at_each_thread_count(tmp_path):
+    from tests.helpers.scripts import load_script
+
+    cfg = tmp_path / "smoke2.yaml"  # the smoke config on two torch threads: two rows
+    cfg.write_text((ROOT / "configs" / "smoke.yaml").read_text() + "torch_threads: 2\n")
+    out = load_script("docs/results/overlap_check.py").measure(str(cfg), 1)
+    assert [r["threads"] for r in out["rows"]] == [2, 1]
+    assert all(r["rollout_s"] > 0 and r["update_s"] > 0 for r in out["rows"])
+    two, one = out["rows"]
+    assert out["sequential_s"] == two["rollout_s"] + two["update_s"]
+    assert out["pipelined_bound_s"] == max(one["rollout_s"], one["update_s"])
+    assert out["bound_speedup"] == out["sequential_s"] / out["pipelined_bound_s"]
+    assert (out["snapshots"], out["steps_per_rollout"], out["n_epochs"]) == (5, 8 * 128, 2)
+
+
 @pytest.mark.parametrize("script, args, message", [
     ("compile_check.py", ["--rounds", "0"], "--rounds must be >= 1, got 0"),
     ("compile_check.py", ["--config", "no/such.yaml"], "--config no/such.yaml: no such file"),
+    ("overlap_check.py", ["--rounds", "0"], "--rounds must be >= 1, got 0"),
+    ("overlap_check.py", ["--config", "no/such.yaml"], "--config no/such.yaml: no such file"),
     ("opponent_passes.py", ["--seconds", "0"], "--seconds must be > 0, got 0.0"),
     ("opponent_passes.py", ["--config", "no/such.yaml"], "--config no/such.yaml: no such file"),
 ])
