@@ -5,7 +5,8 @@ page's tables from it).
     python -m training.main --config configs/classic.yaml --seed S --run-name main_seedS
     ...   # once per training seed; each prints "main job wall time: M min" at its end
     python docs/results/main_job_seeds.py --runs checkpoints/main_seed0 checkpoints/main_seed1 \\
-        checkpoints/main_seed2 --minutes M0 M1 M2 [--hands 1000] [--workers 2]
+        checkpoints/main_seed2 --minutes M0 M1 M2 [--hands 1000] [--workers 2] \\
+        [--config configs/classic.yaml] [--data main-job.json] [--prefix ""]
 
 For each run: ``--hands`` duplicate hands of its ``final.zip`` against the heuristic on
 evaluation seeds 7 and 8 and against random on seed 7 (``training.evaluate``'s figures,
@@ -17,6 +18,11 @@ the same function). Tables written:
   of each figure, and how many runs reach 0.55 against the heuristic on both seeds;
 - ``main_job``: the evaluation rows of the first run (opening success per level).
 
+``--config`` is the config the runs trained (named in the tables' commands), ``--data`` the
+JSON file beside this script the tables go into and ``--prefix`` starts their names (an
+experiment's variant of the main job: ``--config configs/classic_epochs2.yaml --data
+experiments.json --prefix epochs2_``).
+
 The training seed of a run is read from its ``config.yaml`` (written by every run).
 """
 
@@ -25,6 +31,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 import sys
 from pathlib import Path
 
@@ -79,7 +86,8 @@ def command(run: Path, opponent: str, seed: int, hands: int) -> str:
             f"--hands {hands} --seed {seed} --json")
 
 
-def tables(runs: list[tuple[Path, int, float, dict]], hands: int) -> dict:
+def tables(runs: list[tuple[Path, int, float, dict]], hands: int,
+           config: str = "configs/classic.yaml", prefix: str = "") -> dict:
     seeds_rows, summary_rows = [], []
     for run, seed, minutes, ev in runs:
         h7, h8, r7 = (ev[k] for k in EVALUATIONS)
@@ -87,7 +95,7 @@ def tables(runs: list[tuple[Path, int, float, dict]], hands: int) -> dict:
             "cells": [str(seed), ci(h7), ci(h8),
                       f"{h7['mean_score_diff']:+.0f} / {h8['mean_score_diff']:+.0f}",
                       ci(r7), f"{minutes:.1f}"],
-            "command": (f"python -m training.main --config configs/classic.yaml --seed {seed} "
+            "command": (f"python -m training.main --config {config} --seed {seed} "
                         f"--run-name {run.name}; then " + command(run, "heuristic", 7, hands)
                         + " (and --seed 8, --b random)")})
     for label, key, field in (("win rate vs heuristic, seed 7", EVALUATIONS[0], "win_rate"),
@@ -103,7 +111,7 @@ def tables(runs: list[tuple[Path, int, float, dict]], hands: int) -> dict:
     minutes = [m for _, _, m, _ in runs]
     summary_rows.append({"cells": ["main job wall time (min)", f"{sum(minutes) / len(minutes):.1f}",
                                    f"{min(minutes):.1f} to {max(minutes):.1f}"],
-                         "command": "python -m training.main --config configs/classic.yaml "
+                         "command": f"python -m training.main --config {config} "
                                     "--seed S (its last line)"})
     met = sum(ev[EVALUATIONS[0]]["win_rate"] >= TARGET and ev[EVALUATIONS[1]]["win_rate"] >= TARGET
               for _, _, _, ev in runs)
@@ -124,14 +132,14 @@ def tables(runs: list[tuple[Path, int, float, dict]], hands: int) -> dict:
                                 else round(r["opening_success_a"][str(lv)], 3) for lv in levels],
             "command": command(run0, opponent, eval_seed, hands)})
     return {
-        "main_job_seeds": {
+        prefix + "main_job_seeds": {
             "columns": ["training seed", "vs heuristic, seed 7 (95% CI)",
                         "vs heuristic, seed 8 (95% CI)", "mean score diff vs heuristic, 7 / 8",
                         "vs random, seed 7", "wall time (min)"],
             "rows": seeds_rows},
-        "main_job_summary": {"columns": ["figure", "mean over the seeds", "range"],
+        prefix + "main_job_summary": {"columns": ["figure", "mean over the seeds", "range"],
                              "rows": summary_rows},
-        "main_job": {"kind": "evaluation", "levels": levels, "rows": main_rows},
+        prefix + "main_job": {"kind": "evaluation", "levels": levels, "rows": main_rows},
     }
 
 
@@ -144,12 +152,23 @@ def main(argv: list[str] | None = None) -> int:
                    help="each run's main job wall time in minutes, in the order of --runs")
     p.add_argument("--hands", type=int, default=1000)
     p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--config", default="configs/classic.yaml",
+                   help="the config the runs trained (named in the commands)")
+    p.add_argument("--data", default=DATA.name,
+                   help="the JSON file beside this script that the tables go into")
+    p.add_argument("--prefix", default="", help="the tables' names start with it")
     args = p.parse_args(argv)
     if len(args.minutes) != len(args.runs):
         p.error(f"--minutes: one per run ({len(args.runs)}), got {len(args.minutes)}")
     bad = [m for m in args.minutes if not (math.isfinite(m) and m > 0)]
     if bad:
         p.error(f"--minutes: each a finite number of minutes > 0, got {bad[0]!r}")
+    if not (ROOT / args.config).is_file():
+        p.error(f"--config: {args.config} does not exist (a path from the repository root)")
+    if Path(args.data).name != args.data or not args.data.endswith(".json"):
+        p.error(f"--data: a .json file name beside this script, got {args.data!r}")
+    if args.prefix and not re.fullmatch(r"[\w-]+", args.prefix):
+        p.error(f"--prefix: letters, digits, '_' or '-', got {args.prefix!r}")
     if args.hands < 2:
         p.error(f"--hands: at least 2 (one duplicate deal), got {args.hands}")
     sys.path.insert(0, str(ROOT))
@@ -179,10 +198,11 @@ def main(argv: list[str] | None = None) -> int:
     for run, minutes in zip(args.runs, args.minutes):
         seed, ev = evaluate(run, args.hands, args.workers)
         runs.append((run, seed, minutes, ev))
-    data = json.loads(DATA.read_text()) if DATA.exists() else {"tables": {}}
-    data["tables"].update(tables(runs, args.hands))
-    DATA.write_text(json.dumps(data, indent=1) + "\n")
-    print(f"wrote {DATA.relative_to(ROOT)}; now: python docs/results/tables.py")
+    out = HERE / args.data
+    data = json.loads(out.read_text()) if out.exists() else {"tables": {}}
+    data["tables"].update(tables(runs, args.hands, args.config, args.prefix))
+    out.write_text(json.dumps(data, indent=1) + "\n")
+    print(f"wrote {out.relative_to(ROOT)}; now: python docs/results/tables.py")
     return 0
 
 

@@ -23,6 +23,12 @@ def _main_job_seeds():
     (["--minutes", "30", "--hands", "1"], "--hands: at least 2 (one duplicate deal), got 1"),
     (["--minutes", "30", "--workers", "0"], "--workers: 1 to 64, got 0"),
     (["--minutes", "30", "--workers", "99999"], "--workers: 1 to 64, got 99999"),
+    (["--minutes", "30", "--config", "configs/nope.yaml"],
+     "--config: configs/nope.yaml does not exist"),
+    (["--minutes", "30", "--data", "../main-job.json"],
+     "--data: a .json file name beside this script, got '../main-job.json'"),
+    (["--minutes", "30", "--data", "main-job.md"], "--data: a .json file name beside this script"),
+    (["--minutes", "30", "--prefix", "a b"], "--prefix: letters, digits, '_' or '-', got 'a b'"),
 ])
 def test_main_job_seeds_refuses_bad_arguments(tmp_path, capsys, args, message):
     run = tmp_path / "run"
@@ -58,6 +64,35 @@ def test_main_job_seeds_refuses_a_run_twice_and_a_run_without_its_files(tmp_path
             mod.main(["--runs", str(run), str(twin), "--minutes", "30", "30"])
         assert message in capsys.readouterr().err
     assert data.read_bytes() == before  # the record is untouched by a refusal
+
+
+def _evaluation(win_rate: float, diff: float) -> dict:
+    return {"win_rate": win_rate, "win_rate_ci": [win_rate - 0.03, win_rate + 0.03],
+            "mean_score_diff": diff, "score_diff_ci": [diff - 40, diff + 40],
+            "opening_success_a": {"15": 1.0, "50": 1.0, "90": 0.95, "120": 0.9}}
+
+
+def test_main_job_seeds_names_its_config_and_prefixes_its_tables():
+    mod = _main_job_seeds()
+    runs = [(Path("checkpoints/e2_seed0"), 0, 20.1,
+             dict(zip(mod.EVALUATIONS, (_evaluation(0.56, 60), _evaluation(0.552, 40),
+                                        _evaluation(0.95, 990))))),
+            (Path("checkpoints/e2_seed1"), 1, 21.0,
+             dict(zip(mod.EVALUATIONS, (_evaluation(0.52, 10), _evaluation(0.56, 50),
+                                        _evaluation(0.96, 1000)))))]
+    out = mod.tables(runs, 1000, "configs/classic_epochs2.yaml", "epochs2_")
+    assert sorted(out) == ["epochs2_main_job", "epochs2_main_job_seeds", "epochs2_main_job_summary"]
+    seeds = out["epochs2_main_job_seeds"]["rows"]
+    assert seeds[1]["cells"] == ["1", "0.520 (0.490-0.550)", "0.560 (0.530-0.590)", "+10 / +50",
+                                 "0.960 (0.930-0.990)", "21.0"]
+    assert seeds[0]["command"].startswith(
+        "python -m training.main --config configs/classic_epochs2.yaml --seed 0 "
+        "--run-name e2_seed0; then python -m training.evaluate --a checkpoints/e2_seed0/final.zip")
+    summary = {r["cells"][0]: r["cells"][1:] for r in out["epochs2_main_job_summary"]["rows"]}
+    assert summary["win rate vs heuristic, seed 7"] == ["0.540", "0.520 to 0.560"]
+    assert summary["main job wall time (min)"] == ["20.6", "20.1 to 21.0"]
+    assert summary["runs at >= 0.55 vs heuristic on seeds 7 and 8"] == ["1 of 2", ""]
+    assert sorted(mod.tables(runs, 1000)) == ["main_job", "main_job_seeds", "main_job_summary"]
 
 
 def _record():
