@@ -87,7 +87,10 @@ def main(argv: list[str] | None = None) -> int:
     what = f"trained {final} in {t_train / 60:.1f} min; evaluating it" if trained else \
         f"evaluating {final}"
     print(f"\n{what} on {hands} duplicate hands")
-    print(f"final weights sha256: {weights_digest(final)}")
+    try:
+        print(f"final weights sha256: {weights_digest(final)}")
+    except CheckpointError as e:  # an existing final.zip that is not a checkpoint
+        return refuse(p.prog, e)
     for opponent in ("random", "heuristic"):
         try:
             res = evaluate_policies(str(final), opponent, hands, seed=cfg.eval.seed,

@@ -76,6 +76,41 @@ def evaluate(run: Path, hands: int, workers: int) -> tuple[int, dict]:
     return seed, out
 
 
+#: settings a run may differ in from the config it names (set by its command line)
+_RUN_SETTINGS = ("run_name", "seed", "checkpoint_dir", "tensorboard_dir", "torch_threads")
+
+
+def _config_mismatch(config: str, runs: list[Path]) -> str | None:
+    """Why a run did not train ``config`` (a setting other than :data:`_RUN_SETTINGS`
+    differs from its ``config.yaml``), or None."""
+    from training.sb3.config import ConfigError, load_config
+
+    def flat(d: dict, at: str = "") -> dict:
+        out = {}
+        for k, v in d.items():
+            out.update(flat(v, f"{at}{k}.") if isinstance(v, dict) else {f"{at}{k}": v})
+        return out
+
+    def settings(path: Path) -> dict:
+        return {k: v for k, v in flat(load_config(path).model_dump()).items()
+                if k not in _RUN_SETTINGS}
+
+    try:
+        want = settings(ROOT / config)
+    except ConfigError as e:
+        return f"--config {config} is not a valid config ({str(e).splitlines()[0]})"
+    for run in runs:
+        try:
+            got = settings(run / "config.yaml")
+        except ConfigError as e:
+            return f"{run / 'config.yaml'} is not a valid config ({str(e).splitlines()[0]})"
+        if got != want:
+            keys = sorted(k for k in want.keys() | got.keys() if want.get(k) != got.get(k))
+            return (f"{run} did not train {config}: they differ in {', '.join(keys)} "
+                    f"(pass the config it trained with --config)")
+    return None
+
+
 def ci(r: dict) -> str:
     lo, hi = r["win_rate_ci"]
     return f"{r['win_rate']:.3f} ({lo:.3f}-{hi:.3f})"
@@ -163,11 +198,21 @@ def main(argv: list[str] | None = None) -> int:
     bad = [m for m in args.minutes if not (math.isfinite(m) and m > 0)]
     if bad:
         p.error(f"--minutes: each a finite number of minutes > 0, got {bad[0]!r}")
-    if not (ROOT / args.config).is_file():
-        p.error(f"--config: {args.config} does not exist (a path from the repository root)")
-    if Path(args.data).name != args.data or not args.data.endswith(".json"):
-        p.error(f"--data: a .json file name beside this script, got {args.data!r}")
-    if args.prefix and not re.fullmatch(r"[\w-]+", args.prefix):
+    config = (ROOT / args.config).resolve()
+    if not (config.is_file() and config.suffix == ".yaml"
+            and config.parent == (ROOT / "configs").resolve()):
+        p.error(f"--config: a .yaml file in configs/ (a path from the repository root), "
+                f"got {args.config!r}")
+    if not re.fullmatch(r"[\w-][\w.-]*\.json", args.data) or not (HERE / args.data).is_file():
+        p.error(f"--data: the name of a .json file beside this script, got {args.data!r}")
+    try:  # read and checked before any hand is played
+        data = json.loads((HERE / args.data).read_text(encoding="utf-8"))
+        if not isinstance(data, dict) or not isinstance(data.get("tables"), dict):
+            raise ValueError('not {"tables": {...}}')
+    except (OSError, ValueError) as e:
+        p.error(f"--data: {args.data} cannot be used ({str(e).splitlines()[0]})")
+    if not isinstance(args.prefix, str) or (args.prefix and
+                                            not re.fullmatch(r"[\w-]+", args.prefix)):
         p.error(f"--prefix: letters, digits, '_' or '-', got {args.prefix!r}")
     if args.hands < 2:
         p.error(f"--hands: at least 2 (one duplicate deal), got {args.hands}")
@@ -194,12 +239,14 @@ def main(argv: list[str] | None = None) -> int:
         if seed in seeds:
             p.error(f"--runs: {seeds[seed]} and {run} have the same training seed {seed}")
         seeds[seed] = run
+    mismatch = _config_mismatch(args.config, list(seeds.values()))
+    if mismatch:
+        p.error(f"--runs: {mismatch}")
     runs = []
     for run, minutes in zip(args.runs, args.minutes):
         seed, ev = evaluate(run, args.hands, args.workers)
         runs.append((run, seed, minutes, ev))
     out = HERE / args.data
-    data = json.loads(out.read_text()) if out.exists() else {"tables": {}}
     data["tables"].update(tables(runs, args.hands, args.config, args.prefix))
     out.write_text(json.dumps(data, indent=1) + "\n")
     print(f"wrote {out.relative_to(ROOT)}; now: python docs/results/tables.py")

@@ -46,16 +46,27 @@ def _timed(model, name: str, spent: list[float]) -> None:
 
 
 def measure(config: str, rounds: int) -> dict:
-    """``rows`` (one per thread count: ``threads``, ``rollout_s``, ``update_s``),
-    ``sequential_s`` (both halves at the config's threads), ``pipelined_bound_s`` and
-    ``bound_speedup``."""
+    """``rows`` (the config's torch threads, then one: ``threads``, ``rollout_s``,
+    ``update_s``), ``sequential_s`` (both halves at the config's threads),
+    ``pipelined_bound_s`` and ``bound_speedup``.
+
+    Raises:
+        ConfigError: a bad config, one that is not ``vec_env: batched``, or one with fewer
+            than 2 torch threads.
+    """
     import torch
 
     from training.benchmark import _fill_snapshots, _model
-    from training.sb3.config import load_config
+    from training.sb3.config import ConfigError, load_config
     from training.sb3.train import make_vec_env
 
     cfg = load_config(config)
+    if cfg.vec_env != "batched":
+        raise ConfigError(f"{config}: the check times the batched env (vec_env: batched), "
+                          f"got vec_env: {cfg.vec_env}")
+    if cfg.torch_threads < 2:
+        raise ConfigError(f"{config}: the check compares both cores in sequence with one each "
+                          f"(torch_threads >= 2), got torch_threads: {cfg.torch_threads}")
     vec = make_vec_env(cfg)
     rows = []
     with tempfile.TemporaryDirectory() as folder:
@@ -68,7 +79,7 @@ def measure(config: str, rounds: int) -> dict:
         rollout, update = [], []
         _timed(model, "collect_rollouts", rollout)
         _timed(model, "train", update)
-        for threads in dict.fromkeys((cfg.torch_threads, 1)):
+        for threads in (cfg.torch_threads, 1):
             torch.set_num_threads(threads)
             rollout.clear()
             update.clear()
@@ -79,7 +90,7 @@ def measure(config: str, rounds: int) -> dict:
             print(" ".join(f"{k}={v:.3f}" if isinstance(v, float) else f"{k}={v}"
                            for k, v in row.items()), file=sys.stderr, flush=True)
     vec.close()
-    first, one = rows[0], rows[-1]
+    first, one = rows
     sequential = first["rollout_s"] + first["update_s"]
     bound = max(one["rollout_s"], one["update_s"])
     out = {"rows": rows, "snapshots": snapshots, "steps_per_rollout": per,
@@ -106,8 +117,8 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         out = measure(args.config, args.rounds)
-    except ConfigError as e:
-        p.error(str(e))
+    except (ConfigError, ValueError) as e:  # ValueError: e.g. no native core to batch on
+        p.error(" ".join(str(e).split()))
     if args.json:
         print(json.dumps(out, indent=2))
     return 0

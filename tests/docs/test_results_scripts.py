@@ -24,11 +24,20 @@ def _main_job_seeds():
     (["--minutes", "30", "--workers", "0"], "--workers: 1 to 64, got 0"),
     (["--minutes", "30", "--workers", "99999"], "--workers: 1 to 64, got 99999"),
     (["--minutes", "30", "--config", "configs/nope.yaml"],
-     "--config: configs/nope.yaml does not exist"),
+     "--config: a .yaml file in configs/ (a path from the repository root), got "
+     "'configs/nope.yaml'"),
+    (["--minutes", "30", "--config", "/etc/hostname"], "--config: a .yaml file in configs/"),
+    (["--minutes", "30", "--config", "configs/../.ci/run"], "--config: a .yaml file in configs/"),
+    (["--minutes", "30", "--config", "docs/results/main-job.json"],
+     "--config: a .yaml file in configs/"),
     (["--minutes", "30", "--data", "../main-job.json"],
-     "--data: a .json file name beside this script, got '../main-job.json'"),
-    (["--minutes", "30", "--data", "main-job.md"], "--data: a .json file name beside this script"),
+     "--data: the name of a .json file beside this script, got '../main-job.json'"),
+    (["--minutes", "30", "--data", "main-job.md"], "--data: the name of a .json file beside"),
+    (["--minutes", "30", "--data", ".json"], "--data: the name of a .json file beside"),
+    (["--minutes", "30", "--data", "a b.json"], "--data: the name of a .json file beside"),
+    (["--minutes", "30", "--data", "nope.json"], "--data: the name of a .json file beside"),
     (["--minutes", "30", "--prefix", "a b"], "--prefix: letters, digits, '_' or '-', got 'a b'"),
+    (["--minutes", "30", "--prefix=--"], "--prefix: letters, digits, '_' or '-', got"),
 ])
 def test_main_job_seeds_refuses_bad_arguments(tmp_path, capsys, args, message):
     run = tmp_path / "run"
@@ -64,6 +73,47 @@ def test_main_job_seeds_refuses_a_run_twice_and_a_run_without_its_files(tmp_path
             mod.main(["--runs", str(run), str(twin), "--minutes", "30", "30"])
         assert message in capsys.readouterr().err
     assert data.read_bytes() == before  # the record is untouched by a refusal
+
+
+@pytest.mark.parametrize("text, message", [
+    ("{", "--data: bad.json cannot be used (Expecting property name"),
+    ("[]", '--data: bad.json cannot be used (not {"tables": {...}})'),
+    ('{"tables": []}', '--data: bad.json cannot be used (not {"tables": {...}})'),
+])
+def test_main_job_seeds_refuses_a_data_file_it_cannot_extend(tmp_path, capsys, monkeypatch,
+                                                             text, message):
+    mod = _main_job_seeds()
+    monkeypatch.setattr(mod, "HERE", tmp_path)
+    (tmp_path / "bad.json").write_text(text)
+    with pytest.raises(SystemExit) as e:
+        mod.main(["--runs", str(tmp_path / "run"), "--minutes", "30", "--data", "bad.json"])
+    assert e.value.code == 2 and message in capsys.readouterr().err
+    assert (tmp_path / "bad.json").read_text() == text
+
+
+def test_main_job_seeds_refuses_runs_of_another_config(tmp_path, capsys):
+    """A run whose config.yaml differs from --config in a training setting (not its seed,
+    name, folders or threads) is refused before any hand is played."""
+    import yaml
+
+    cfg = yaml.safe_load((ROOT / "configs" / "classic.yaml").read_text())
+    runs = []
+    for seed, epochs in ((0, 4), (1, 2)):
+        run = tmp_path / f"run{seed}"
+        run.mkdir()
+        (run / "final.zip").write_bytes(b"")
+        c = {**cfg, "seed": seed, "run_name": run.name, "torch_threads": 1,
+             "ppo": {**cfg["ppo"], "n_epochs": epochs}}
+        (run / "config.yaml").write_text(yaml.safe_dump(c))
+        runs.append(str(run))
+    data = ROOT / "docs" / "results" / "main-job.json"
+    before = data.read_bytes()
+    with pytest.raises(SystemExit) as e:
+        _main_job_seeds().main(["--runs", *runs, "--minutes", "30", "30"])
+    assert e.value.code == 2
+    assert (f"--runs: {runs[1]} did not train configs/classic.yaml: they differ in "
+            f"ppo.n_epochs (pass the config it trained with --config)") in capsys.readouterr().err
+    assert data.read_bytes() == before
 
 
 def _evaluation(win_rate: float, diff: float) -> dict:

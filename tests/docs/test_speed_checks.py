@@ -65,10 +65,22 @@ def test_overlap_check_times_both_halves_at_each_thread_count(tmp_path):
     ("compile_check.py", ["--config", "no/such.yaml"], "--config no/such.yaml: no such file"),
     ("overlap_check.py", ["--rounds", "0"], "--rounds must be >= 1, got 0"),
     ("overlap_check.py", ["--config", "no/such.yaml"], "--config no/such.yaml: no such file"),
+    ("overlap_check.py", ["--config", "configs/smoke.yaml"],
+     "configs/smoke.yaml: the check compares both cores in sequence with one each "
+     "(torch_threads >= 2), got torch_threads: 1"),
+    ("overlap_check.py", ["--config", "{subproc}"],
+     "the check times the batched env (vec_env: batched), got vec_env: subproc"),
+    ("overlap_check.py", ["--config", "{bad}"], "bad.yaml"),
     ("opponent_passes.py", ["--seconds", "0"], "--seconds must be > 0, got 0.0"),
     ("opponent_passes.py", ["--config", "no/such.yaml"], "--config no/such.yaml: no such file"),
 ])
-def test_bad_options_are_refused(script, args, message):
+def test_bad_options_are_refused(tmp_path, script, args, message):
+    smoke = (ROOT / "configs" / "smoke.yaml").read_text()
+    (tmp_path / "subproc.yaml").write_text(smoke.replace("vec_env: batched", "vec_env: subproc")
+                                           + "torch_threads: 2\n")
+    (tmp_path / "bad.yaml").write_text(smoke + "n_steps: [\n")
+    args = [a.format(subproc=tmp_path / "subproc.yaml", bad=tmp_path / "bad.yaml") for a in args]
     r = subprocess.run([sys.executable, f"docs/results/{script}", *args], cwd=ROOT,
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and message in r.stderr, r.stderr
+    assert r.stderr.count("\n") <= 3 and "Traceback" not in r.stderr  # usage + one line

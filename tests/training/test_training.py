@@ -3,6 +3,7 @@ trains, saves, reloads, resumes and evaluates, and checkpoint errors."""
 
 from __future__ import annotations
 
+import io
 import zipfile
 from pathlib import Path
 
@@ -706,11 +707,62 @@ def test_the_weights_digest_reads_only_the_weights(tmp_path):
     (tmp_path / "text.zip").write_text("not a zip")
     with zipfile.ZipFile(tmp_path / "empty.zip", "w") as z:
         z.writestr("data", "{}")
+    for name, payload in (("list.zip", [torch.zeros(2)]), ("bare.zip", torch.zeros(2)),
+                          ("none.zip", None), ("nested.zip", {"a": {"b": torch.zeros(2)}}),
+                          ("number.zip", {"w": torch.zeros(2), "n": 5}), ("nothing.zip", {}),
+                          ("sparse.zip", {"w": torch.eye(2).to_sparse()})):
+        buf = io.BytesIO()
+        torch.save(payload, buf)
+        with zipfile.ZipFile(tmp_path / name, "w") as z:
+            z.writestr("policy.pth", buf.getvalue())
+    with zipfile.ZipFile(tmp_path / "garbled.zip", "w") as z:
+        z.writestr("policy.pth", b"\x80\x02garbage")
     for name, message in (("text.zip", "is not a MaskablePPO .zip"),
                           ("missing.zip", "is not a MaskablePPO .zip"),
-                          ("empty.zip", "no readable policy.pth")):
-        with pytest.raises(CheckpointError, match=message):
+                          ("empty.zip", "no readable policy.pth"),
+                          ("garbled.zip", "no readable policy.pth"),
+                          *((n, "policy.pth is not a state dict") for n in (
+                              "list.zip", "bare.zip", "none.zip", "nested.zip", "number.zip",
+                              "nothing.zip", "sparse.zip"))):
+        with pytest.raises(CheckpointError, match=message) as e:
             weights_digest(tmp_path / name)
+        assert "\n" not in str(e.value)
+
+
+def test_the_weights_digest_hashes_each_shape(tmp_path):
+    import zipfile
+
+    import torch
+
+    from training.sb3.checkpoint import weights_digest
+
+    def digest(state: dict, name: str) -> str:
+        buf = io.BytesIO()
+        torch.save(state, buf)
+        with zipfile.ZipFile(tmp_path / name, "w") as z:
+            z.writestr("policy.pth", buf.getvalue())
+        return weights_digest(tmp_path / name)
+
+    w = torch.arange(6.0)
+    assert digest({"w": w.reshape(2, 3)}, "a.zip") != digest({"w": w.reshape(3, 2)}, "b.zip")
+    assert digest({"w": torch.tensor(1.0)}, "c.zip") != digest({"w": torch.tensor([1.0])}, "d.zip")
+    assert digest({"w": w.reshape(2, 3).t()}, "e.zip") == digest(
+        {"w": w.reshape(2, 3).t().contiguous()}, "f.zip")  # a strided view: its values
+
+
+def test_the_main_job_refuses_an_existing_final_zip_that_is_not_a_checkpoint(tmp_path, capsys):
+    from training.main import main
+
+    ck = tmp_path / "ck"
+    (ck / "x").mkdir(parents=True)
+    (ck / "x" / "final.zip").write_text("junk")
+    config = tmp_path / "c.yaml"
+    config.write_text((ROOT / "configs" / "smoke.yaml").read_text()
+                      + f"\ncheckpoint_dir: {ck}\ntensorboard_dir: {tmp_path / 'tb'}\n")
+    assert main(["--config", str(config), "--run-name", "x", "--eval-hands", "2"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("python -m training.main: error: checkpoint ") and \
+        "is not a MaskablePPO .zip" in err and err.count("\n") == 1
 
 
 def _no_warm_start(tmp_path, total: int, **update):

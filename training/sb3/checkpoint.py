@@ -72,7 +72,8 @@ def weights_digest(path: str | Path) -> str:
     (times and versions are saved with them).
 
     Raises:
-        CheckpointError: no such file, or not a MaskablePPO ``.zip`` with a ``policy.pth``.
+        CheckpointError: no such file, not a MaskablePPO ``.zip``, or its ``policy.pth``
+            missing, unreadable or not a state dict of dense tensors.
     """
     import hashlib
     import io
@@ -88,12 +89,19 @@ def weights_digest(path: str | Path) -> str:
             state = torch.load(io.BytesIO(z.read("policy.pth")), map_location="cpu",
                                weights_only=True)
     except Exception as e:  # noqa: BLE001 - a missing member or unpickling error: a bad file
+        first = (str(e).strip().splitlines() or [""])[0]
         raise CheckpointError(f"checkpoint {path}: no readable policy.pth "
-                              f"({type(e).__name__}: {e})") from None
+                              f"({type(e).__name__}: {first})") from None
+    if not isinstance(state, dict) or not state or not all(
+            isinstance(k, str) and isinstance(v, torch.Tensor) and v.layout == torch.strided
+            for k, v in state.items()):
+        raise CheckpointError(f"checkpoint {path}: policy.pth is not a state dict (a non-empty "
+                              f"mapping of names to dense tensors)")
     h = hashlib.sha256()
     for name in sorted(state):
+        shape = tuple(state[name].shape)  # before flattening: [2, 3] and [3, 2] differ
         t = state[name].detach().contiguous().cpu().reshape(-1)
-        h.update(f"{name}|{t.dtype}|{tuple(t.shape)}|".encode())
+        h.update(f"{name}|{t.dtype}|{shape}|".encode())
         h.update(t.view(torch.uint8).numpy().tobytes() if t.numel() else b"")
     return h.hexdigest()
 
