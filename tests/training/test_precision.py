@@ -143,18 +143,95 @@ def test_no_bf16_products_falls_back_to_fp32_with_one_warning(monkeypatch):
 def test_auto_is_bf16_only_where_it_is_faster(monkeypatch):
     import training.sb3.precision as precision
 
-    for amx, expected in ((True, "bf16"), (False, "fp32")):
-        monkeypatch.setattr(precision, "bf16_fast", lambda amx=amx: amx)
+    for fast, expected in ((True, "bf16"), (False, "fp32")):
+        monkeypatch.setattr(precision, "bf16_fast", lambda fast=fast: fast)
         with warnings.catch_warnings():
             warnings.simplefilter("error")  # auto never warns
             assert resolve_precision("auto") == expected
     with pytest.raises(ValueError, match="'fp32', 'bf16' or 'auto', got 'fp16'"):
         resolve_precision("fp16")
-    # on this CPU: fast only with AMX tiles, and never without bfloat16 products
-    monkeypatch.undo()
-    assert precision.bf16_fast() == (bf16_available() and torch.cpu._is_amx_tile_supported())
+
+
+def test_bf16_is_fast_with_amx_or_by_measurement(monkeypatch):
+    import training.sb3.precision as precision
+
+    cases = [  # (bf16 products, AMX, measured speedup) -> fast
+        ((True, True, 0.5), True), ((True, False, 2.0), True),
+        ((True, False, precision.AUTO_MIN_SPEEDUP), True),
+        ((True, False, precision.AUTO_MIN_SPEEDUP - 0.01), False), ((True, False, 0.8), False),
+        ((False, True, 3.0), False), ((False, False, 3.0), False)]
+    for (products, amx, speedup), fast in cases:
+        monkeypatch.setattr(precision, "bf16_available", lambda v=products: v)
+        monkeypatch.setattr(precision, "_amx", lambda v=amx: v)
+        monkeypatch.setattr(precision, "bf16_speedup", lambda v=speedup: v)
+        assert precision.bf16_fast() is fast, (products, amx, speedup)
+
+
+def test_the_measured_speedup_is_a_real_timing_cached_per_process(monkeypatch):
+    import training.sb3.precision as precision
+
+    precision.bf16_speedup.cache_clear()
+    try:
+        first = precision.bf16_speedup()
+        assert precision.bf16_speedup() == first  # measured once
+        assert precision.bf16_speedup.cache_info().hits >= 1
+        if bf16_available():
+            assert 0.05 < first < 50.0  # two timings of the same work, not a constant
+        else:
+            assert first == 0.0
+    finally:
+        precision.bf16_speedup.cache_clear()
     monkeypatch.setattr(precision, "bf16_available", lambda: False)
-    assert not precision.bf16_fast()
+    assert precision.bf16_speedup() == 0.0 and not precision.bf16_fast()
+    precision.bf16_speedup.cache_clear()
+
+
+def test_the_policy_s_optimiser_is_sb3_s_adam_in_the_fused_kernel(policy):
+    from stable_baselines3.common.utils import ConstantSchedule
+
+    from training.sb3.precision import fuse_adam
+
+    fresh = MixedPrecisionPolicy(policy.observation_space, policy.action_space,
+                                 ConstantSchedule(1e-4))
+    assert type(fresh.optimizer) is torch.optim.Adam
+    group = fresh.optimizer.param_groups[0]
+    assert group["eps"] == 1e-5 and group["fused"] is True
+    # an explicit choice is kept
+    other = MixedPrecisionPolicy(policy.observation_space, policy.action_space,
+                                 ConstantSchedule(1e-4), optimizer_kwargs={"eps": 1e-3})
+    assert other.optimizer.param_groups[0]["eps"] == 1e-3
+    assert not other.optimizer.param_groups[0]["fused"]
+    # a checkpoint saved before: its loaded state says not fused; fuse_adam sets it, and
+    # the fused step equals the default loop's (the reference's own moments and step)
+    import copy
+
+    assert not policy.optimizer.param_groups[0]["fused"]
+    a, b = copy.deepcopy(policy), copy.deepcopy(policy)
+    fuse_adam(b.optimizer)
+    assert b.optimizer.param_groups[0]["fused"] is True
+    gen = torch.Generator().manual_seed(3)
+    for pa, pb in zip(a.parameters(), b.parameters()):
+        pa.grad = torch.randn(pa.shape, generator=gen)
+        pb.grad = pa.grad.clone()
+    a.optimizer.step()
+    b.optimizer.step()
+    moved = 0
+    for (name, pa), pb, p0 in zip(a.named_parameters(), b.parameters(), policy.parameters()):
+        torch.testing.assert_close(pb, pa, rtol=1e-5, atol=1e-7, msg=name)
+        moved += int(not torch.equal(pa, p0))
+    assert moved == len(list(policy.parameters()))
+
+
+def test_entropy_is_exact_with_masked_actions(policy, positions):
+    """The entropy of the masked distribution (a masked action's log-probability is
+    about -1e8 and is clamped before exp) equals sb3-contrib's."""
+    obs, masks, acts = positions
+    with torch.no_grad():
+        _, _, ent = policy.evaluate_actions(obs, acts, action_masks=masks)
+        dist = MaskableActorCriticPolicy.get_distribution(policy, obs, action_masks=masks)
+        want = dist.entropy()
+    assert masks.sum(1).min() >= 1 and (masks.sum(1) > 1).any()
+    torch.testing.assert_close(ent, want, rtol=1e-5, atol=1e-6)
 
 
 def test_a_precision_that_is_not_offered_is_a_config_error(tmp_path):

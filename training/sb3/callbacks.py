@@ -30,6 +30,7 @@ def build_callbacks(cfg: TrainConfig, run_dir: Path, pretrain: dict | None = Non
             rows = ["| option | value |", "|---|---|"]
             flat = _flatten(cfg.model_dump())
             rows += [f"| {k} | {v} |" for k, v in flat.items()]
+            rows.append(f"| (resolved) ppo.precision | {self.model.policy.precision} |")
             for fmt in self.logger.output_formats:
                 if isinstance(fmt, TensorBoardOutputFormat):
                     fmt.writer.add_text("hyperparameters", "\n".join(rows), self.num_timesteps)

@@ -1,19 +1,25 @@
 """The network in bfloat16 on the CPU (``ppo.precision: bf16`` or ``auto``).
 
-On a CPU with AMX tiles (Intel Sapphire Rapids and later), a matrix product of the
-policy's sizes runs four to five times faster in bfloat16 than in float32. With
-AVX512-BF16 but no AMX, oneDNN computes bfloat16 too, but slower than float32 (measured
-on a 2-core machine of this project's kind: the PPO update at 26,100 samples/s in bf16
-against 32,900 in fp32, ``python -m training.benchmark``). ``ppo.precision: auto`` takes
-bf16 only where AMX is present (:func:`bf16_fast`), ``bf16`` asks for it wherever the
-CPU computes it (:func:`bf16_available`), ``fp32`` never.
+Where the CPU multiplies bfloat16 natively, a matrix product of the policy's sizes can run
+several times faster in bfloat16 than in float32: with AMX tiles (Intel Sapphire Rapids
+and later) four to five times; with AVX512-BF16 alone it depends on the CPU (measured on
+2-core machines of this project's kind: 3.5 to 5.6 times faster products and the whole
+PPO update 1.6 to 1.8 times faster on an AMD EPYC with AVX512-BF16; the update at 26,100
+samples/s in bf16 against 32,900 in fp32, slower, on an earlier instance). So
+``ppo.precision: auto`` decides by measuring (:func:`bf16_fast`: AMX, or the policy's
+products forward and backward timed in both precisions on this CPU, bf16 taken when at
+least :data:`AUTO_MIN_SPEEDUP` times faster), ``bf16`` asks for it wherever the CPU
+computes it (:func:`bf16_available`), ``fp32`` never.
+
 :class:`MixedPrecisionPolicy` is sb3-contrib's ``MaskableActorCriticPolicy`` whose
 features extractor and hidden layers run under ``torch.autocast("cpu", bfloat16)``: the
 weights, the optimiser state and the gradients stay float32, the products are bfloat16
 with float32 accumulation, and the hidden layers' outputs come back as float32, so the
 policy and value heads, the action distribution (its log-probabilities enter PPO's
 ratio) and the losses are float32. The rollout's forwards and the update's take the same
-path, so the ratio of a sample to itself is 1 up to the order of a sum.
+path, so the ratio of a sample to itself is 1 up to the order of a sum. Its optimiser is
+Adam with sb3's ``eps=1e-5`` in torch's fused CPU kernel (one kernel for all parameters,
+the same update rule as the default loop, within float rounding).
 
 The precision is a setting of a run, not of a network: a checkpoint saves this class
 (its ``policy_class``) but not the precision, and every loaded checkpoint -- an
@@ -26,6 +32,8 @@ are the same.
 from __future__ import annotations
 
 import contextlib
+import functools
+import time
 import warnings
 from typing import Literal
 
@@ -50,20 +58,67 @@ def bf16_available() -> bool:
         return False
 
 
-def bf16_fast() -> bool:
-    """Whether bfloat16 is faster than float32 here: bfloat16 products
-    (:func:`bf16_available`) on AMX tiles. Without AMX, oneDNN's bfloat16 on AVX512-BF16
-    runs the policy's products slower than float32."""
+#: ``auto`` takes bf16 where the policy's products run at least this many times faster in
+#: bf16 than in fp32 on this CPU (:func:`bf16_speedup`); well clear of the noise of one
+#: measurement (the speedups seen on this project's machines: 0.8x, and 1.6x-3x)
+AUTO_MIN_SPEEDUP = 1.25
+
+
+def _amx() -> bool:
     amx = getattr(torch.cpu, "_is_amx_tile_supported", None)
     try:
-        return bf16_available() and bool(amx is not None and amx())
+        return bool(amx is not None and amx())
     except RuntimeError:
         return False
 
 
+@functools.lru_cache(maxsize=1)
+def bf16_speedup(rounds: int = 7) -> float:
+    """How many times faster the default policy's products run in bf16 autocast than in
+    fp32 on this CPU, with the process's torch threads: the forward and backward passes of
+    a minibatch of 1,024 through the layers of the default card-class network (the
+    per-class layer ``[15,360 x 64] -> 64`` and a ``322 -> 256 -> 256 -> 91`` MLP), best
+    of ``rounds`` interleaved timings of each, about 0.2 s in all. Measured once per
+    process (cached); 0.0 where the CPU has no bfloat16 products
+    (:func:`bf16_available`)."""
+    if not bf16_available():
+        return 0.0
+    gen = torch.Generator().manual_seed(0)
+    per_class = torch.nn.Linear(64, 64)
+    mlp = torch.nn.Sequential(torch.nn.Linear(322, 256), torch.nn.Tanh(),
+                              torch.nn.Linear(256, 256), torch.nn.Tanh(),
+                              torch.nn.Linear(256, 91))
+    x_class = torch.randn(15 * 1024, 64, generator=gen)
+    x = torch.randn(1024, 322, generator=gen)
+
+    def once(precision: str) -> float:
+        t0 = time.perf_counter()
+        with _autocast(precision):
+            loss = per_class(x_class).float().square().mean() + mlp(x).float().square().mean()
+        loss.backward()
+        return time.perf_counter() - t0
+
+    best = {"fp32": float("inf"), "bf16": float("inf")}
+    for k in range(rounds + 2):  # two warm-up rounds, then the timed ones
+        for precision in ("fp32", "bf16"):
+            took = once(precision)
+            if k >= 2:
+                best[precision] = min(best[precision], took)
+    return best["fp32"] / best["bf16"]
+
+
+def bf16_fast() -> bool:
+    """Whether bfloat16 is faster than float32 here: bfloat16 products
+    (:func:`bf16_available`) on AMX tiles, or measured at least :data:`AUTO_MIN_SPEEDUP`
+    times faster for the policy's products on this CPU (:func:`bf16_speedup`)."""
+    if not bf16_available():
+        return False
+    return _amx() or bf16_speedup() >= AUTO_MIN_SPEEDUP
+
+
 def resolve_precision(requested: Requested) -> Precision:
     """The precision a run uses for ``requested``: ``"auto"`` is ``"bf16"`` where it is
-    faster (:func:`bf16_fast`), else ``"fp32"``; ``"bf16"`` is ``"bf16"`` where the CPU
+    faster (:func:`bf16_fast`, measured once per process), else ``"fp32"``; ``"bf16"`` is ``"bf16"`` where the CPU
     computes it, else ``"fp32"`` with one warning; ``"fp32"`` is ``"fp32"``.
 
     Raises:
@@ -112,6 +167,15 @@ class MixedPrecisionPolicy(MaskableActorCriticPolicy):
     parameters, the same ``state_dict`` keys, float32 heads and distribution."""
 
     precision: str = "fp32"
+
+    def __init__(self, *args, optimizer_class=torch.optim.Adam, optimizer_kwargs=None,
+                 **kwargs) -> None:
+        if optimizer_kwargs is None and optimizer_class is torch.optim.Adam:
+            # sb3's Adam (eps 1e-5) in torch's fused kernel: one pass over all parameters
+            # instead of several operations per tensor (a third of the step's time here)
+            optimizer_kwargs = {"eps": 1e-5, "fused": True}
+        super().__init__(*args, optimizer_class=optimizer_class,
+                         optimizer_kwargs=optimizer_kwargs, **kwargs)
 
     def _build_mlp_extractor(self) -> None:
         self.mlp_extractor = MixedMlpExtractor(self.features_dim, net_arch=self.net_arch,
@@ -163,7 +227,10 @@ class MixedPrecisionPolicy(MaskableActorCriticPolicy):
         latent_pi, latent_vf = self._latents(obs)
         log_probs, masks = self._log_probs(latent_pi, action_masks)
         log_prob = log_probs.gather(-1, actions.long().reshape(-1, 1)).squeeze(-1)
-        p_log_p = log_probs.exp() * log_probs
+        # a masked action's log-probability is about -1e8, whose exp() takes a slow path
+        # of the CPU's exp kernel (ten times the time of the rest); below -80 a
+        # probability (< 2e-35) adds nothing to the entropy at float32's precision
+        p_log_p = log_probs.clamp_min(-80.0).exp() * log_probs
         if masks is not None:
             p_log_p = p_log_p.masked_fill(~masks, 0.0)
         return self.value_net(latent_vf), log_prob, -p_log_p.sum(-1)
@@ -186,6 +253,18 @@ def sample_masked(policy, obs: torch.Tensor, masks: torch.Tensor) -> torch.Tenso
     return (logits + gumbel).argmax(dim=-1)
 
 
+def fuse_adam(optimizer) -> None:
+    """Have ``optimizer`` step in torch's fused kernel if it is an Adam, as a new
+    :class:`MixedPrecisionPolicy`'s does: a checkpoint's optimiser state, once loaded,
+    brings the saved ``fused`` setting back (``None`` in checkpoints saved before it was
+    set), so a resumed run calls this after loading. The same update rule, within float
+    rounding; the moment estimates and step counts carry over."""
+    if type(optimizer) is torch.optim.Adam:
+        for group in optimizer.param_groups:
+            group["fused"] = True
+            group["foreach"] = None
+
+
 def set_precision(policy, precision: Precision) -> None:
     """Run ``policy`` (a :class:`MixedPrecisionPolicy`) in ``precision`` from now on.
 
@@ -206,4 +285,5 @@ def set_precision(policy, precision: Precision) -> None:
 
 
 __all__ = ["MixedPrecisionPolicy", "MixedMlpExtractor", "set_precision", "sample_masked",
+           "fuse_adam", "bf16_speedup", "AUTO_MIN_SPEEDUP",
            "bf16_available", "resolve_precision", "bf16_fast", "Precision", "Requested"]

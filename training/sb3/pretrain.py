@@ -241,7 +241,7 @@ def behaviour_clone(model, data, epochs: int, batch_size: int, learning_rate: fl
 
     obs, masks, acts, rets = data
     policy = model.policy
-    opt = torch.optim.Adam(policy.parameters(), lr=learning_rate)
+    opt = torch.optim.Adam(policy.parameters(), lr=learning_rate, fused=True)
     gen = np.random.default_rng(seed)
     n = len(acts)
     obs_t = torch.as_tensor(obs)
@@ -250,10 +250,13 @@ def behaviour_clone(model, data, epochs: int, batch_size: int, learning_rate: fl
     last = 0.0
     bar = _bar(epochs * -(-n // batch_size), "fitting the heuristic's moves", "batch", progress)
     def losses(idx):
-        dist = policy.get_distribution(obs_t[idx], action_masks=masks[idx])
-        pol_loss = -dist.log_prob(act_t[idx]).mean()
-        values = policy.predict_values(obs_t[idx]).flatten()
-        return pol_loss + 0.5 * torch.nn.functional.mse_loss(values, ret_t[idx]), pol_loss
+        # one pass of the network for both heads (the policy's log-probability of the
+        # heuristic's action, the value), as in the PPO update
+        values, log_prob, _ = policy.evaluate_actions(obs_t[idx], act_t[idx],
+                                                      action_masks=masks[idx])
+        pol_loss = -log_prob.mean()
+        return (pol_loss + 0.5 * torch.nn.functional.mse_loss(values.flatten(), ret_t[idx]),
+                pol_loss)
 
     for _ in range(epochs):
         last = minibatch_epoch(policy, opt, gen.permutation(n), batch_size, losses, bar) / n

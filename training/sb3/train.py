@@ -219,6 +219,7 @@ def train(cfg: TrainConfig, resume: str | None = None) -> Path:
     model = new_model(cfg, vec) if point is None else _resumed_model(cfg, resume, vec)
     if cfg.vec_env == "batched":  # the learner's network also plays "self" opponents
         vec.env_method("set_learner", model.policy, indices=[0])
+    print(precision_line(cfg.ppo.precision, model.policy.precision), flush=True)
     try:
         pretrain = _warm_start(cfg, model, resume)
     except KeyboardInterrupt:
@@ -240,6 +241,22 @@ def train(cfg: TrainConfig, resume: str | None = None) -> Path:
     save_atomic(model, final)
     vec.close()
     return final
+
+
+def precision_line(requested: str, used: str) -> str:
+    """The line a run prints about its network's arithmetic, e.g. ``network arithmetic:
+    bf16 (ppo.precision: auto; bf16 products measured 2.1x faster than fp32 here)``."""
+    line = f"network arithmetic: {used} (ppo.precision: {requested}"
+    if requested == "auto":
+        from .precision import _amx, bf16_available, bf16_speedup
+
+        if not bf16_available():
+            line += "; this CPU has no bfloat16 products"
+        elif _amx():
+            line += "; AMX tiles"
+        else:
+            line += f"; bf16 products measured {bf16_speedup():.1f}x as fast as fp32 here"
+    return line + ")"
 
 
 def new_model(cfg: TrainConfig, vec, tensorboard: bool = True):
@@ -267,12 +284,13 @@ def _resumed_model(cfg: TrainConfig, resume: str, vec):
         ConfigError: its network differs from the config's (``vec`` is closed).
     """
     from .checkpoint import load_model
-    from .precision import MixedPrecisionPolicy, resolve_precision, set_precision
+    from .precision import MixedPrecisionPolicy, fuse_adam, resolve_precision, set_precision
 
     settings = ppo_settings(cfg)
     model = load_model(resume, env=vec, custom_objects={
         **settings, "lr_schedule": settings["learning_rate"],
         "policy_class": MixedPrecisionPolicy})
+    fuse_adam(model.policy.optimizer)
     set_precision(model.policy, resolve_precision(cfg.ppo.precision))
     model.tensorboard_log = cfg.tensorboard_dir
     mismatch = network_mismatch(model, cfg)
