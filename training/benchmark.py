@@ -19,7 +19,10 @@ Figures (all on this machine, in this process, one after the other):
   forward or backward pass and the optimiser (stepping games and deciding random and
   heuristic opponents), measured by the batched env's own timers;
   ``ppo_opponent_net_share`` the fraction spent in the opponents' network forwards
-  (snapshots, fixed checkpoints, self-play).
+  (snapshots, fixed checkpoints, self-play); ``ppo_learner_rollout_share`` the rest of
+  the rollouts (the learner's own forwards and SB3's collection loop: the rollout buffer,
+  callbacks, ``VecMonitor``), ``ppo_update_share`` the updates (``model.train()``: the
+  epochs of minibatch passes and optimiser steps); the four add up to 1.
 - ``update_samples_per_s``: minibatch samples per second through one epoch of the
   config's network update (``model.train()`` with one epoch on a full rollout buffer,
   best of 10 rounds), in the config's ``ppo.precision`` (``precision``: the one used,
@@ -61,13 +64,34 @@ def _model(cfg, vec):
     return new_model(cfg, vec, tensorboard=False)
 
 
-def _train_for(model, seconds: float) -> tuple[int, float]:
+def _phase_clock():
+    """An SB3 callback that adds up the wall time of the rollouts (collection: env steps,
+    the learner's and the opponents' forwards) in ``.rollout_seconds``; the rest of a
+    ``learn`` call is the update."""
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    class PhaseClock(BaseCallback):
+        rollout_seconds = 0.0
+
+        def _on_rollout_start(self) -> None:
+            self._t0 = time.perf_counter()
+
+        def _on_rollout_end(self) -> None:
+            self.rollout_seconds += time.perf_counter() - self._t0
+
+        def _on_step(self) -> bool:
+            return True
+
+    return PhaseClock()
+
+
+def _train_for(model, seconds: float, callback=None) -> tuple[int, float]:
     """Learn in whole rollouts until ``seconds`` have passed; (steps, wall seconds)."""
     per = model.n_steps * model.n_envs
     t0 = time.perf_counter()
     steps = 0
     while time.perf_counter() - t0 < seconds:
-        model.learn(per, reset_num_timesteps=False)
+        model.learn(per, reset_num_timesteps=False, callback=callback)
         steps += per
     return steps, time.perf_counter() - t0
 
@@ -89,10 +113,16 @@ def measure_ppo(cfg, seconds: float) -> dict:
         model.learn(model.n_steps * model.n_envs)  # warm-up: first rollout + update
         env0 = env.env_seconds - env.opponent_net_seconds
         net0 = env.opponent_net_seconds
-        steps, wall = _train_for(model, seconds)
+        clock = _phase_clock()
+        steps, wall = _train_for(model, seconds, clock)
     share = (env.env_seconds - env.opponent_net_seconds - env0) / wall
+    net_share = (env.opponent_net_seconds - net0) / wall
+    rollout_share = clock.rollout_seconds / wall
     out = {"ppo_env_steps_per_s": steps / wall, "ppo_env_share": share,
-           "ppo_opponent_net_share": (env.opponent_net_seconds - net0) / wall,
+           "ppo_opponent_net_share": net_share,
+           # the rest of the rollout: the learner's forwards and SB3's collection loop
+           "ppo_learner_rollout_share": rollout_share - share - net_share,
+           "ppo_update_share": 1.0 - rollout_share,
            "ppo_games": cfg.n_envs, "ppo_snapshots": snapshots, "ppo_seconds": wall}
     out["update_samples_per_s"] = _update_rate(model)
     out["precision"] = model.policy.precision

@@ -32,6 +32,11 @@ def test_training_benchmark_reports_each_figure_beside_its_peer():
     # measured rollouts
     assert out["ppo_snapshots"] == 5
     assert 0.0 < out["ppo_opponent_net_share"] < 1.0
+    # where the wall time goes: the rollout's three parts and the update add up to it
+    parts = ("ppo_env_share", "ppo_opponent_net_share", "ppo_learner_rollout_share",
+             "ppo_update_share")
+    assert all(0.0 < out[k] < 1.0 for k in parts), {k: out[k] for k in parts}
+    assert abs(sum(out[k] for k in parts) - 1.0) < 1e-9
     assert out["ratio_ppo_env_steps_per_s"] == out["ppo_env_steps_per_s"] / \
         out["peer_ppo_env_steps_per_s"]
     assert out["ratio_update_samples_per_s"] == out["update_samples_per_s"] / \
