@@ -21,8 +21,9 @@ Figures (all on this machine, in this process, one after the other):
   ``ppo_opponent_net_share`` the fraction spent in the opponents' network forwards
   (snapshots, fixed checkpoints, self-play); ``ppo_learner_rollout_share`` the rest of
   the rollouts (the learner's own forwards and SB3's collection loop: the rollout buffer,
-  callbacks, ``VecMonitor``), ``ppo_update_share`` the updates (``model.train()``: the
-  epochs of minibatch passes and optimiser steps); the four add up to 1.
+  callbacks, ``VecMonitor``), ``ppo_update_share`` the rest of each ``learn`` call: the
+  update (``model.train()``: the epochs of minibatch passes and optimiser steps) and SB3's
+  logging between rollouts; the four add up to 1.
 - ``update_samples_per_s``: minibatch samples per second through one epoch of the
   config's network update (``model.train()`` with one epoch on a full rollout buffer,
   best of 10 rounds), in the config's ``ppo.precision`` (``precision``: the one used,
@@ -199,7 +200,7 @@ def run(config: str, seconds: float) -> dict:
     cfg = load_config(config)
     if cfg.vec_env != "batched":
         raise ConfigError(f"{config}: the benchmark measures the batched env (vec_env: batched)")
-    out: dict = {"config": str(config), "torch_threads": cfg.torch_threads}
+    out: dict = {"config": str(config), "seconds": seconds, "torch_threads": cfg.torch_threads}
     out.update(measure_ppo(cfg, seconds))
     out["peer_ppo_env_steps_per_s"] = measure_ppo_peer(cfg, seconds / 2)
     from training.evaluation import measure_eval_hands_per_s

@@ -104,6 +104,8 @@ def _config_mismatch(config: str, runs: list[Path]) -> str | None:
             got = settings(run / "config.yaml")
         except ConfigError as e:
             return f"{run / 'config.yaml'} is not a valid config ({str(e).splitlines()[0]})"
+        if want.get("ppo.precision") == "auto" and got.get("ppo.precision") in ("fp32", "bf16"):
+            got["ppo.precision"] = "auto"  # a run records what auto resolved to
         if got != want:
             keys = sorted(k for k in want.keys() | got.keys() if want.get(k) != got.get(k))
             return (f"{run} did not train {config}: they differ in {', '.join(keys)} "

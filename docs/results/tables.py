@@ -128,7 +128,15 @@ def csv_table(spec: dict, folder: Path) -> str:
 
 def plain_table(spec: dict) -> str:
     rows = [[*r["cells"], f"`{r['command']}`"] for r in spec["rows"]]
-    return markdown([*spec["columns"], "command"], rows)
+    out = markdown([*spec["columns"], "command"], rows)
+    if spec.get("source"):  # a table made from a file of raw output kept in the repository
+        try:
+            link = Path(spec["source"]).relative_to("docs/results").as_posix()
+        except ValueError:
+            raise TableError(f"a table's source {spec['source']!r} is not under "
+                             f"docs/results/") from None
+        out += f"\nMeasured {spec['where']}; the raw output: [{link}]({link}).\n"
+    return out
 
 
 def _command(spec: dict) -> str:

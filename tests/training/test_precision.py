@@ -109,6 +109,28 @@ def test_bf16_is_close_to_fp32_and_the_same_for_any_batch(policy, positions):
     assert (whole[0] - fp32[0]).abs().max() < 0.1
 
 
+@pytest.mark.skipif(not bf16_available(), reason="this CPU has no bfloat16 products")
+@pytest.mark.parametrize("precision", ["fp32", "bf16"])
+def test_every_pass_of_the_policy_takes_the_same_arithmetic(policy, positions, precision):
+    """get_distribution (evaluation, DAgger) and predict_values (SB3's bootstrap of a
+    rollout's last step) equal the update's evaluate_actions in either precision: the
+    features extractor runs in the policy's precision on every path (sb3-contrib's own
+    methods skipped the autocast)."""
+    obs, masks, acts = positions
+    set_precision(policy, precision)
+    try:
+        with torch.no_grad():
+            values, log_prob, _ = policy.evaluate_actions(obs, acts, masks)
+            dist = policy.get_distribution(obs, action_masks=masks.numpy())
+            alone = policy.predict_values(obs)
+    finally:
+        set_precision(policy, "fp32")
+    # the same logits; sb3-contrib's distribution normalises them its own way (float
+    # rounding), where the extractor in fp32 against bf16 moved a log-probability by 0.17
+    torch.testing.assert_close(dist.log_prob(acts), log_prob, rtol=1e-5, atol=2e-5)
+    assert torch.equal(alone, values)
+
+
 def test_the_precision_is_not_saved(tmp_path, policy):
     from sb3_contrib import MaskablePPO
 
@@ -179,6 +201,14 @@ def test_the_measured_speedup_is_a_real_timing_cached_per_process(monkeypatch):
             assert 0.05 < first < 50.0  # two timings of the same work, not a constant
         else:
             assert first == 0.0
+        # measured on one thread, under no_grad too, leaving the process as it was
+        precision.bf16_speedup.cache_clear()
+        threads, state = torch.get_num_threads(), torch.get_rng_state()
+        with torch.no_grad():
+            precision.bf16_speedup()
+            assert not torch.is_grad_enabled()
+        assert torch.get_num_threads() == threads
+        assert torch.equal(torch.get_rng_state(), state)
     finally:
         precision.bf16_speedup.cache_clear()
     monkeypatch.setattr(precision, "bf16_available", lambda: False)

@@ -560,6 +560,32 @@ def test_a_resumed_run_follows_the_learning_rate_anneal(tmp_path):
     assert [(n, round(v, 9)) for n, v in rates if n > 2048] == [(4096, 1.5e-4)]
 
 
+def test_a_run_records_what_auto_resolved_to_and_its_resume_keeps_it(tmp_path, monkeypatch,
+                                                                      capsys):
+    """``ppo.precision: auto`` is resolved once, when the run starts: config.yaml records
+    the arithmetic used, and a resume into the same folder takes it from there instead of
+    measuring again (here the measurement would say the opposite)."""
+    import training.sb3.precision as precision
+    from training.train import train
+
+    cfg = _no_warm_start(tmp_path, 1024)
+    cfg = cfg.model_copy(update={"ppo": cfg.ppo.model_copy(update={"precision": "auto"})})
+    monkeypatch.setattr(precision, "bf16_fast", lambda: True)
+    first = train(cfg)
+    run = tmp_path / "ck" / "smoke"
+    assert load_config(run / "config.yaml").ppo.precision == "bf16"
+    assert "network arithmetic: bf16 (ppo.precision: auto" in capsys.readouterr().out
+    monkeypatch.setattr(precision, "bf16_fast", lambda: False)
+    train(cfg.model_copy(update={"total_timesteps": 2048}), resume=str(first))
+    assert "network arithmetic: bf16 (ppo.precision: bf16)" in capsys.readouterr().out
+    assert load_config(run / "config.yaml").ppo.precision == "bf16"
+    assert load_config(run / "config_000001024.yaml").ppo.precision == "bf16"
+    # a new run of the same config measures: fp32 now
+    other = cfg.model_copy(update={"run_name": "smoke_other"})
+    train(other)
+    assert load_config(tmp_path / "ck" / "smoke_other" / "config.yaml").ppo.precision == "fp32"
+
+
 @pytest.mark.parametrize("vec_env", ["subproc", "dummy"])
 def test_the_unbatched_envs_train(tmp_path, vec_env):
     """``vec_env: subproc`` / ``dummy`` (one PartnershipEnv per process / all in this one)

@@ -56,8 +56,9 @@ class PPOConfig(PPOSettings):
         "fp32", description="the network's arithmetic (training.sb3.precision): fp32; bf16 "
         "(the features extractor and hidden layers in bfloat16 autocast, float32 weights, "
         "heads and losses; fp32 with one warning on a CPU without bfloat16 products); auto: "
-        "bf16 where it is faster than fp32 (a CPU with AMX tiles, four times faster "
-        "products), else fp32")
+        "bf16 where it is faster than fp32, decided when a run starts (AMX tiles, or the "
+        "policy's products timed at least 1.25x as fast in bf16 on one core), else fp32; "
+        "the run's config.yaml records the choice and a resume keeps it")
 
 
 @dataclass(frozen=True)

@@ -75,14 +75,26 @@ def _amx() -> bool:
 @functools.lru_cache(maxsize=1)
 def bf16_speedup(rounds: int = 7) -> float:
     """How many times faster the default policy's products run in bf16 autocast than in
-    fp32 on this CPU, with the process's torch threads: the forward and backward passes of
-    a minibatch of 1,024 through the layers of the default card-class network (the
-    per-class layer ``[15,360 x 64] -> 64`` and a ``322 -> 256 -> 256 -> 91`` MLP), best
-    of ``rounds`` interleaved timings of each, about 0.2 s in all. Measured once per
-    process (cached); 0.0 where the CPU has no bfloat16 products
-    (:func:`bf16_available`)."""
+    fp32 on this CPU core: the forward and backward passes of a minibatch of 1,024
+    through the layers of the default card-class network (the per-class layer
+    ``[15,360 x 64] -> 64`` and a ``322 -> 256 -> 256 -> 91`` MLP) on one torch thread
+    (two threads' timings swing from 1x to 5x when another process holds a core; one
+    thread's stay within 2.1x-2.6x on the same machine), best of ``rounds`` interleaved
+    timings of each, about 0.3 s in all on a quiet machine. The process's thread count,
+    grad mode and random generators are left as they were. Measured once per process
+    (cached); 0.0 where the CPU has no bfloat16 products (:func:`bf16_available`)."""
     if not bf16_available():
         return 0.0
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        with torch.enable_grad():
+            return _time_both(rounds)
+    finally:
+        torch.set_num_threads(threads)
+
+
+def _time_both(rounds: int) -> float:
     gen = torch.Generator().manual_seed(0)  # never the global generator: a run's draws stay
 
     def param(*shape: int) -> torch.Tensor:
@@ -197,6 +209,29 @@ class MixedPrecisionPolicy(MaskableActorCriticPolicy):
     def extract_features(self, obs, features_extractor=None):
         with _autocast(self.precision):
             return super().extract_features(obs, features_extractor)
+
+    def _features(self, obs, extractor) -> torch.Tensor:
+        """One extractor's features in :attr:`precision` (sb3-contrib's
+        ``get_distribution`` and ``predict_values`` call the base class's
+        ``extract_features``, which would skip the autocast)."""
+        with _autocast(self.precision):
+            return BaseModel.extract_features(self, obs, extractor)
+
+    def get_distribution(self, obs, action_masks=None):
+        """sb3-contrib's masked distribution at ``obs``, the features in
+        :attr:`precision` as in :meth:`forward` (the evaluation's and DAgger's passes)."""
+        latent_pi = self.mlp_extractor.forward_actor(
+            self._features(obs, self.pi_features_extractor))
+        distribution = self._get_action_dist_from_latent(latent_pi)
+        if action_masks is not None:
+            distribution.apply_masking(action_masks)
+        return distribution
+
+    def predict_values(self, obs) -> torch.Tensor:
+        """Values ``float32 [B, 1]``, the features in :attr:`precision` as in
+        :meth:`forward` (SB3 bootstraps a rollout's last and truncated steps with it)."""
+        return self.value_net(self.mlp_extractor.forward_critic(
+            self._features(obs, self.vf_features_extractor)))
 
     # The rollout's and the update's passes without a distribution object: the same
     # masked categorical as sb3-contrib's MaskableCategorical (masked logits -1e8, a

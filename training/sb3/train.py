@@ -214,6 +214,7 @@ def train(cfg: TrainConfig, resume: str | None = None) -> Path:
     point = check_resume(cfg, resume)  # every refusal comes before anything is built
     torch.set_num_threads(cfg.torch_threads)
     run_dir = cfg.run_dir
+    cfg = _recorded_precision(cfg, point)
     run_dir.mkdir(parents=True, exist_ok=True)
     vec = make_vec_env(cfg)
     model = new_model(cfg, vec) if point is None else _resumed_model(cfg, resume, vec)
@@ -230,7 +231,9 @@ def train(cfg: TrainConfig, resume: str | None = None) -> Path:
         save_atomic(model, run_dir / "pretrained.zip")
     if point is not None:
         record_resume(run_dir, point, cfg.total_timesteps)
-    dump_config(cfg, run_dir / "config.yaml")
+    # the resolved config: ppo.precision as this run computes (auto resolved)
+    dump_config(cfg.model_copy(update={"ppo": cfg.ppo.model_copy(
+        update={"precision": model.policy.precision})}), run_dir / "config.yaml")
     remaining = cfg.total_timesteps - (model.num_timesteps if point else 0)
     if remaining > 0:
         learn(model, vec, cfg, run_dir, remaining, build_callbacks(cfg, run_dir, pretrain),
@@ -257,6 +260,24 @@ def precision_line(requested: str, used: str) -> str:
         else:
             line += f"; bf16 products measured {bf16_speedup():.1f}x as fast as fp32 here"
     return line + ")"
+
+
+def _recorded_precision(cfg: TrainConfig, point) -> TrainConfig:
+    """``cfg``, with ``ppo.precision: auto`` replaced on a resume into the same run folder
+    by the arithmetic the run recorded in its ``config.yaml`` (so a resumed run does not
+    measure again and switch halfway); ``cfg`` itself otherwise."""
+    if point is None or cfg.ppo.precision != "auto":
+        return cfg
+    import yaml
+
+    try:
+        recorded = yaml.safe_load((cfg.run_dir / "config.yaml").read_text(encoding="utf-8"))
+        precision = recorded["ppo"]["precision"]
+    except (OSError, yaml.YAMLError, KeyError, TypeError):
+        return cfg
+    if precision not in ("fp32", "bf16"):
+        return cfg
+    return cfg.model_copy(update={"ppo": cfg.ppo.model_copy(update={"precision": precision})})
 
 
 def new_model(cfg: TrainConfig, vec, tensorboard: bool = True):
