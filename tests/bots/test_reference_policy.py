@@ -76,17 +76,23 @@ def test_reference_loads_by_name_and_beats_random():
 @pytest.mark.parametrize("variant", ["classic", "hand_and_foot"])
 def test_each_reference_config_is_the_one_in_configs(variant):
     """The config beside each reference is what its run resolved; it is the repo's config
-    of the run that saved it (Classic: ``configs/classic_reference_random.yaml``, the last
-    leg; Hand and Foot: ``configs/hand_and_foot_reference.yaml``) but for the run's name
-    (which only names its folders)."""
+    of the last leg of the run that saved it (Classic:
+    ``configs/classic_reference_random.yaml``; Hand and Foot:
+    ``configs/hand_and_foot_long.yaml``) but for the run's name (which only names its
+    folders) and, where the repo's config asks for ``ppo.precision: auto``, the precision
+    it resolved to on the machine that trained it."""
     from training.config import load_config
 
     root = REFERENCE_CHECKPOINT.parents[2]
     shipped = load_config(REFERENCE_CHECKPOINT.parent / f"{variant}.config.yaml")
-    name = {"classic": "classic_reference_random", "hand_and_foot": "hand_and_foot_reference"}
+    name = {"classic": "classic_reference_random", "hand_and_foot": "hand_and_foot_long"}
     repo = load_config(root / "configs" / f"{name[variant]}.yaml")
     assert shipped.variant == variant and shipped.reward == "win_loss"
-    assert repo.model_copy(update={"run_name": shipped.run_name}) == shipped
+    assert shipped.ppo.precision in ("fp32", "bf16")
+    ppo = repo.ppo
+    if ppo.precision == "auto":
+        ppo = ppo.model_copy(update={"precision": shipped.ppo.precision})
+    assert repo.model_copy(update={"run_name": shipped.run_name, "ppo": ppo}) == shipped
 
 
 # ----------------------------------------------------------------------------- Hand and Foot

@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[2]
 # ----------------------------------------------------------------------------- config
 def test_shipped_configs_validate():
     for name in ("classic", "smoke", "hand_and_foot", "classic_reference",
-                 "hand_and_foot_reference"):
+                 "hand_and_foot_reference", "hand_and_foot_long"):
         cfg = load_config(ROOT / "configs" / f"{name}.yaml")
         assert isinstance(cfg, TrainConfig)
     assert load_config(ROOT / "configs" / "classic.yaml").starting_scores == "sample"
