@@ -62,8 +62,9 @@ LEVELS: dict[str, dict[str, Level]] = {
         "medium": _MEDIUM,
         "hard": Level("reference", "the shipped Hand and Foot reference network "
                                    "(checkpoints/reference/)"),
-        "expert": Level(None, "missing: in Hand and Foot both searches are weaker than the "
-                              "reference network (docs/results/ladder.md)"),
+        "expert": Level(None, "missing: in Hand and Foot no player is measured above the "
+                              "reference network; both searches fell short of it "
+                              "(docs/results/ladder.md)"),
     },
 }
 
