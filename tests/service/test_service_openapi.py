@@ -170,6 +170,13 @@ def test_rules_the_bots_cannot_play_are_a_400(client):
     ({"seed": 2**63}, "seed must be an int in"),
     # found by schemathesis: a dict as round_minimums and 0 as auto_deal were accepted
     ({"rules": {"round_minimums": {}}}, "round_minimums must be a sequence of ints"),
+    # found by schemathesis on a fresh clone: a target_score over the schema's maximum was
+    # accepted in Hand and Foot (which does not use it); the schema bounds it in both
+    ({"variant": "hand_and_foot", "rules": {"target_score": 7037700}},
+     "target_score 7037700 is over this server's limit of 50000"),
+    ({"variant": "hand_and_foot", "rules": {"target_score": 0}}, "target_score"),
+    ({"variant": "classic", "rules": {"target_score": 50001}},
+     "target_score 50001 is over this server's limit of 50000"),
 ])
 def test_bad_rules_and_scores_are_a_400_naming_them(client, app, body, needle):
     n = app.state.service.count()

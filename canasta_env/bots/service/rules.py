@@ -45,7 +45,9 @@ def game_options(variant: Any, rules: Any) -> RulesOptions:
         options = preset(variant, **{k: _integral(v) for k, v in rules.items()})
     except (OptionsError, PositionError, TypeError, ValueError, OverflowError) as e:
         raise ServiceError(400, f"bad variant or rules: {e}"[:500]) from None
-    if options.rounds == 0 and options.target_score > MAX_SCORE:
+    # every variant, as the schema says: Hand and Foot does not use it, but a game's rules
+    # are stored and shown as they were asked for
+    if options.target_score > MAX_SCORE:
         raise ServiceError(400, f"target_score {options.target_score} is over this server's "
                                 f"limit of {MAX_SCORE}")
     return options
