@@ -186,6 +186,28 @@ def test_bad_rules_and_scores_are_a_400_naming_them(client, app, body, needle):
     assert app.state.service.count() == n
 
 
+@pytest.mark.parametrize("variant", ["classic", "hand_and_foot"])
+def test_the_service_bounds_of_rules_hold_in_every_variant(client, app, variant):
+    """The options the service bounds more tightly than the engine (one table, read by the
+    schema and by the check): ``target_score`` 1..50,000 in both variants, the edge
+    accepted, one past it refused."""
+    from canasta_env.bots.service.limits import RULES_BOUNDS
+
+    assert RULES_BOUNDS == {"target_score": (1, 50_000)}
+    rules = app.openapi()["components"]["schemas"]["NewGame"]["properties"]["rules"]["anyOf"][0]
+    for name, (lo, hi) in RULES_BOUNDS.items():
+        assert (rules["properties"][name]["minimum"], rules["properties"][name]["maximum"]) \
+            == (lo, hi)
+        for value, status in ((hi, 201), (hi + 1, 400), (lo, 201), (lo - 1, 400)):
+            r = client.post("/games", json={"seats": ["bot"] * 4, "variant": variant,
+                                            "rules": {name: value}})
+            assert r.status_code == status, (name, value, r.text)
+            if value == hi + 1:
+                assert f"{name} {value} is over this server's limit of {hi}" in r.json()["detail"]
+            elif value == lo - 1:  # the engine's own bound, the same here
+                assert name in r.json()["detail"], r.text
+
+
 def test_auto_deal_is_a_json_boolean_only(client, app):
     """0 was taken as false (pydantic's lax mode); the schema says boolean."""
     n = app.state.service.count()

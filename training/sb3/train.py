@@ -268,14 +268,11 @@ def _recorded_precision(cfg: TrainConfig, point) -> TrainConfig:
     measure again and switch halfway); ``cfg`` itself otherwise."""
     if point is None or cfg.ppo.precision != "auto":
         return cfg
-    import yaml
-
     try:
-        recorded = yaml.safe_load((cfg.run_dir / "config.yaml").read_text(encoding="utf-8"))
-        precision = recorded["ppo"]["precision"]
-    except (OSError, yaml.YAMLError, KeyError, TypeError):
+        precision = load_config(cfg.run_dir / "config.yaml").ppo.precision
+    except ConfigError:  # none there, or not a config: measure as a new run does
         return cfg
-    if precision not in ("fp32", "bf16"):
+    if precision == "auto":
         return cfg
     return cfg.model_copy(update={"ppo": cfg.ppo.model_copy(update={"precision": precision})})
 

@@ -13,6 +13,11 @@ BUILTIN_POLICIES = ("heuristic", "random", "reference", "search", "search_refere
 SEAT_KINDS = ("human", "bot")
 #: the largest ``target_score`` and ``starting_scores`` a game may have (10 x Classic's)
 MAX_SCORE = 50_000
+#: rules options this service bounds more tightly than the engine, ``(lowest, highest)``:
+#: the ``POST /games`` schema states them and :func:`.rules.game_options` refuses the rest,
+#: in every variant (Hand and Foot does not use ``target_score``, but a game's rules are
+#: kept and shown as asked for)
+RULES_BOUNDS = {"target_score": (1, MAX_SCORE)}
 #: the range of ``seed`` in ``POST /games`` (a signed 64-bit integer)
 SEED_MIN, SEED_MAX = -(2**63), 2**63 - 1
 #: bot decisions one request plays at most before the rest goes to the background
@@ -40,6 +45,6 @@ GAMES_KEPT = 2000
 #: last use is written at most this often by reads (seconds)
 TOUCH_EVERY = 10.0
 
-__all__ = ["BUILTIN_POLICIES", "SEAT_KINDS", "MAX_SCORE", "SEED_MIN", "SEED_MAX", "MAX_DECISIONS",
-           "CHUNK", "MAX_BOT_PROCESSES", "MAX_BODY", "MAX_LOG_PAGE", "STATIC", "PAGE_HEADERS", "MAX_REPLAY",
-           "IDLE_EXPIRY", "GAMES_KEPT", "TOUCH_EVERY"]
+__all__ = ["BUILTIN_POLICIES", "SEAT_KINDS", "MAX_SCORE", "RULES_BOUNDS", "SEED_MIN", "SEED_MAX",
+           "MAX_DECISIONS", "CHUNK", "MAX_BOT_PROCESSES", "MAX_BODY", "MAX_LOG_PAGE", "STATIC",
+           "PAGE_HEADERS", "MAX_REPLAY", "IDLE_EXPIRY", "GAMES_KEPT", "TOUCH_EVERY"]

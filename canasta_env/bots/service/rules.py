@@ -2,8 +2,9 @@
 
 Every ``rules`` option has bounds (:func:`canasta_env.bots.service.schemas.rules_schema`, from
 :class:`canasta_env.engine.RulesOptions`, whose checks keep every observation finite and
-every reachable position loadable: ``docs/RULES.md`` §7); this service also caps
-``target_score`` and the starting scores at :data:`~.limits.MAX_SCORE`.
+every reachable position loadable: ``docs/RULES.md`` §7); this service also bounds
+the options of :data:`~.limits.RULES_BOUNDS` (``target_score`` at most
+:data:`~.limits.MAX_SCORE`) and the starting scores within +-:data:`~.limits.MAX_SCORE`.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any
 from canasta_env.engine import OptionsError, PositionError, RulesOptions, preset
 
 from .errors import ServiceError
-from .limits import MAX_SCORE
+from .limits import MAX_SCORE, RULES_BOUNDS
 
 
 def _integral(value: Any) -> Any:
@@ -31,8 +32,9 @@ def game_options(variant: Any, rules: Any) -> RulesOptions:
 
     Raises:
         ServiceError: 400 an unknown variant or option, a value of the wrong type or out of
-            its bounds, options that do not fit together, a ``target_score`` over
-            :data:`MAX_SCORE`; the message names the option.
+            its bounds, options that do not fit together, an option outside this
+            service's :data:`~.limits.RULES_BOUNDS` in any variant; the message names
+            the option.
     """
     if rules is None:
         rules = {}
@@ -45,11 +47,12 @@ def game_options(variant: Any, rules: Any) -> RulesOptions:
         options = preset(variant, **{k: _integral(v) for k, v in rules.items()})
     except (OptionsError, PositionError, TypeError, ValueError, OverflowError) as e:
         raise ServiceError(400, f"bad variant or rules: {e}"[:500]) from None
-    # every variant, as the schema says: Hand and Foot does not use it, but a game's rules
-    # are stored and shown as they were asked for
-    if options.target_score > MAX_SCORE:
-        raise ServiceError(400, f"target_score {options.target_score} is over this server's "
-                                f"limit of {MAX_SCORE}")
+    for name, (lo, hi) in RULES_BOUNDS.items():  # every variant, as the schema says
+        value = getattr(options, name)
+        if value > hi:
+            raise ServiceError(400, f"{name} {value} is over this server's limit of {hi}")
+        if value < lo:
+            raise ServiceError(400, f"{name} {value} is under this server's limit of {lo}")
     return options
 
 

@@ -23,7 +23,7 @@ from canasta_env.engine.actions import NUM_ACTIONS_HAND_AND_FOOT
 from canasta_env.engine.options import OPTION_BOUNDS, PRESETS, RulesOptions
 
 from ..levels import LEVEL_NAMES
-from .limits import BUILTIN_POLICIES, MAX_SCORE, SEAT_KINDS, SEED_MAX, SEED_MIN
+from .limits import BUILTIN_POLICIES, MAX_SCORE, RULES_BOUNDS, SEAT_KINDS, SEED_MAX, SEED_MIN
 
 
 def integral(value: Any) -> Any:
@@ -55,10 +55,6 @@ class ErrorBody(BaseModel):
 
 
 # ---------------------------------------------------------------------- rules
-#: the service's own upper bound of ``target_score`` (the engine allows more)
-_SERVICE_BOUNDS = {"target_score": (1, MAX_SCORE)}
-
-
 def _option_docs() -> dict[str, str]:
     """Each option's text in :class:`RulesOptions`' docstring: lines ``name: text``,
     ``a / b: text`` (both), and ``a: text; b: text`` (each its own)."""
@@ -87,7 +83,7 @@ def rules_schema() -> dict:
     """The JSON schema of ``POST /games``'s ``rules``: every rules option but ``variant``
     (the request's own field), with the bounds :class:`RulesOptions` enforces
     (:data:`canasta_env.engine.options.OPTION_BOUNDS`, :mod:`canasta_env.engine.limits`),
-    ``target_score`` within this service's :data:`MAX_SCORE`."""
+    tightened where this service bounds them more (:data:`~.limits.RULES_BOUNDS`)."""
     docs = _option_docs()
     props: dict[str, dict] = {}
     minimum = {"type": "integer", "minimum": 0, "maximum": engine_limits.POINTS_MAX}
@@ -95,7 +91,7 @@ def rules_schema() -> dict:
         if f.name == "variant":
             continue
         if f.name in OPTION_BOUNDS:
-            lo, hi = _SERVICE_BOUNDS.get(f.name, OPTION_BOUNDS[f.name])
+            lo, hi = RULES_BOUNDS.get(f.name, OPTION_BOUNDS[f.name])
             prop: dict[str, Any] = {"type": "integer", "minimum": lo, "maximum": hi}
         elif f.type in ("bool", bool):
             prop = {"type": "boolean"}
