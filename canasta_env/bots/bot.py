@@ -25,10 +25,13 @@ policy                  meaning
                         core)
 ``"search_reference"``  the same search with the variant's reference network as the
                         base policy (network-guided search; docs/results/search.md)
+``"apprentice"``        the variant's apprentice network, between the heuristic and the
+                        reference (:func:`canasta_env.bots.loader.apprentice_file`; Hand
+                        and Foot's; onnxruntime); refused for a variant without one
 ``"random"``            :class:`canasta_env.policies.RandomPolicy` (uniform legal moves)
 ``"easy"``,             a difficulty level: the policy of the position's variant for it
-``"medium"``,           (:data:`canasta_env.bots.levels.LEVELS`; e.g. ``"hard"`` is the
-``"hard"``,             variant's reference); each level is meant to beat the one below by
+``"medium"``,           (:data:`canasta_env.bots.levels.LEVELS`; e.g. ``"hard"`` is Classic's
+``"hard"``,             reference, Hand and Foot's apprentice); each level beats the one below by
 ``"expert"``            0.55 per hand (docs/results/ladder.md: shown but for Classic's expert)
 a ``.onnx`` path        a policy exported by ``python -m training.export_onnx``
                         (:class:`~canasta_env.bots.onnx_policy.OnnxPolicy`; onnxruntime only)
@@ -165,7 +168,8 @@ class Bot:
         if isinstance(policy, str):
             self.name = policy.strip()
             self.policy = load_policy(policy, variant=variant)
-            if self.name.lower() in ("reference", "search_reference") or is_level(self.name):
+            if self.name.lower() in ("reference", "search_reference", "apprentice") or \
+                    is_level(self.name):
                 self._reference = True  # the variant's own policy, per variant
                 key = "classic" if variant is None else rules_options(variant).variant
                 self._by_variant[key] = self.policy

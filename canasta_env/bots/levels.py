@@ -9,11 +9,12 @@ to the spec of the game's variant (Classic's without a variant).
 The rule of the ladder: each level beats the level below by at least
 :data:`MIN_GAP` win rate per hand (duplicate hands, ``python -m training.evaluate``);
 shown on 1,000 hands for every rung but Classic's ``expert`` (``search_reference`` beats
-``hard`` on 1,000 hands, 0.5575, but 0.55 is inside its 95% interval).
+``hard`` on 1,000 hands, 0.5575, but 0.55 is inside its 95% interval). Hand and Foot's
+``hard`` is its ``apprentice`` network and its ``expert`` the reference network.
 The figures, and the command that regenerates them (``python -m training.ladder``), are
-in docs/results/ladder.md. A level with spec ``None`` is missing for that variant: no
-policy here meets the rule above the level below it; :func:`level_spec` refuses it with
-the reason.
+in docs/results/ladder.md. A level with spec ``None`` would be missing for that variant (no policy
+here meeting the rule above the level below it; none is missing now): :func:`level_spec`
+refuses it with the reason.
 """
 
 from __future__ import annotations
@@ -60,11 +61,11 @@ LEVELS: dict[str, dict[str, Level]] = {
     "hand_and_foot": {
         "easy": _EASY,
         "medium": _MEDIUM,
-        "hard": Level("reference", "the shipped Hand and Foot reference network "
-                                   "(checkpoints/reference/)"),
-        "expert": Level(None, "missing: in Hand and Foot no player is measured above the "
-                              "reference network; both searches fell short of it "
-                              "(docs/results/ladder.md)"),
+        "hard": Level("apprentice", "a Hand and Foot network trained 1M PPO steps, between "
+                                    "the heuristic and the reference "
+                                    "(checkpoints/reference/hand_and_foot_apprentice.onnx)"),
+        "expert": Level("reference", "the shipped Hand and Foot reference network "
+                                     "(checkpoints/reference/)"),
     },
 }
 

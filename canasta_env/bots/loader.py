@@ -20,6 +20,10 @@ spec                 policy
 ``reference``        the shipped reference policy of the game's variant, the file
                      :func:`reference_path` names (below): Classic's and Hand and
                      Foot's networks; a variant without one plays the heuristic
+``apprentice``       the game's variant's apprentice network, the ONNX model
+                     :func:`apprentice_file` names: a network between the heuristic and
+                     the reference (Hand and Foot's level ``hard``; it needs onnxruntime,
+                     the ``bots`` extra); a variant without one refuses it
 a ``.onnx`` path     :class:`~canasta_env.bots.onnx_policy.OnnxPolicy` (needs
                      onnxruntime only: the ``bots`` extra)
 a ``.zip`` path      a MaskablePPO checkpoint, loaded by the loader that the
@@ -102,7 +106,7 @@ from .variants import (  # noqa: F401 (re-exported: their old home)
     rules_options,
 )
 
-BUILTIN = ("random", "heuristic", "search", "search_reference", "reference")
+BUILTIN = ("random", "heuristic", "search", "search_reference", "reference", "apprentice")
 #: ``epsilon-heuristic:P``: the heuristic with a random move with probability ``P``
 EPSILON_PREFIX = "epsilon-heuristic:"
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -221,6 +225,35 @@ def reference_note(variant: Any = "classic") -> str | None:
     return f"no {name} reference policy yet: 'reference' plays the heuristic"
 
 
+def apprentice_file(variant: Any = "classic") -> Path:
+    """The apprentice network of ``variant`` (a name or rules options), which the policy
+    ``apprentice`` plays: ``checkpoints/reference/<variant>_apprentice.onnx`` (which may
+    not exist; Hand and Foot's is shipped, docs/results/ladder.md says how it was made).
+
+    Raises:
+        canasta_env.engine.OptionsError, TypeError: as :func:`rules_options`.
+    """
+    return REFERENCE_DIR / f"{rules_options(variant).variant}_apprentice.onnx"
+
+
+def _apprentice(variant: Any) -> Path:
+    """The file ``apprentice`` loads for ``variant``.
+
+    Raises:
+        PolicySpecError: the variant has no apprentice network (the message names the
+            variants that have one).
+    """
+    path = apprentice_file(variant)
+    if not path.is_file():
+        name = rules_options(variant).variant
+        have = sorted(VARIANT_NAMES.get(f.name[:-len("_apprentice.onnx")], f.name)
+                      for f in REFERENCE_DIR.glob("*_apprentice.onnx"))
+        raise PolicySpecError(f"no {VARIANT_NAMES.get(name, name)} apprentice network ({path} "
+                              f"does not exist); 'apprentice' plays "
+                              f"{', '.join(have) if have else 'no variant here'}")
+    return path
+
+
 def reference_path(variant: Any = "classic") -> Path:
     """The file ``reference`` loads now for ``variant`` (see the module docstring): its
     ``.onnx`` (:data:`REFERENCE_ONNX` for Classic) if it exists and onnxruntime is
@@ -269,7 +302,8 @@ def load_policy(spec: str, variant: Any = None) -> Policy:
             than Classic; names no built-in policy and
             no existing file; a file with no registered loader (a ``.zip`` before
             ``training`` is imported); a loader whose extra is missing (``ImportError``);
-            ``reference`` while neither reference file of the variant is usable; a
+            ``reference`` while neither reference file of the variant is usable;
+            ``apprentice`` for a variant without an apprentice network; a
             level missing for the variant; ``epsilon-heuristic:P`` with ``P`` not a
             number in [0, 1].
         PolicyVariantError: the policy was built for another variant than ``variant``.
@@ -319,7 +353,8 @@ def _load_style(key: str, variant: Any) -> Policy:
 def _load(spec: str, variant: Any) -> Policy:
     if not isinstance(spec, str) or not spec.strip():
         raise PolicySpecError(f"a policy spec must be 'random', 'heuristic', 'style:<name>', "
-                              f"'search', 'search_reference', 'reference', a level "
+                              f"'search', 'search_reference', 'reference', "
+                              f"'apprentice', a level "
                               f"({', '.join(LEVEL_NAMES)}), a policy file path (.onnx, .zip) "
                               f"or module:attribute, got {spec!r}")
     key = spec.strip()
@@ -353,7 +388,12 @@ def _load(spec: str, variant: Any) -> Policy:
             raise PolicySpecError(f"cannot load policy 'search_reference': {e}") from e
     if key.lower() == "reference" and reference_note(variant) is not None:
         return HeuristicPolicy()  # the variant has no reference files
-    path = reference_path(variant) if key.lower() == "reference" else Path(key)
+    if key.lower() == "reference":
+        path = reference_path(variant)
+    elif key.lower() == "apprentice":
+        path = _apprentice(variant)
+    else:
+        path = Path(key)
     if not path.is_file():
         what = "a directory, not a policy file" if path.is_dir() else "no policy file"
         raise PolicySpecError(f"unknown policy {spec!r}: not one of {', '.join(BUILTIN)}, "

@@ -205,6 +205,7 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
                    help=f"bots (default: heuristic): a difficulty level ("
                         f"{', '.join(LEVEL_NAMES)}: the variant's policy of that level), "
                         f"heuristic, search, search_reference (the strongest in Classic), "
+                        f"apprentice (Hand and Foot: between the heuristic and the reference), "
                         f"random, reference "
                         f"(the variant's network), {zip_note}, or module:attribute (a "
                         f"policy of your own)")

@@ -162,7 +162,12 @@ class GameStore:
         self.sa = sa
         self.url = database_url(url)
         try:
-            if self.url.startswith("sqlite"):
+            if self.url.startswith("sqlite") and sqlite_file(self.url) is None:
+                # in memory: one connection shared by every thread (each new connection
+                # would be a new, empty database)
+                self.engine = sa.create_engine(self.url, poolclass=sa.pool.StaticPool,
+                                               connect_args={"check_same_thread": False})
+            elif self.url.startswith("sqlite"):
                 self.engine = sa.create_engine(self.url, connect_args={"timeout": 30})
                 sa.event.listen(self.engine, "connect", _sqlite_pragmas)
             else:

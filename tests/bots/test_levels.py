@@ -4,12 +4,14 @@ variant's policy everywhere a policy name does, and the easy level's weakened he
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 from canasta_env.bots import Bot, PolicySpecError
 from canasta_env.bots.levels import EASY_EPSILON, LEVEL_NAMES, LEVELS, level_spec, levels_of
-from canasta_env.bots.loader import load_policy, reference_path
+from canasta_env.bots.loader import apprentice_file, load_policy, reference_path
 from canasta_env.bots.onnx_policy import OnnxPolicy
 from canasta_env.engine import Game, preset
 from canasta_env.policies import HeuristicPolicy
@@ -24,7 +26,7 @@ def test_the_table_of_levels():
     assert LEVEL_NAMES == ("easy", "medium", "hard", "expert")
     assert {v: [lv.spec for lv in LEVELS[v].values()] for v in VARIANTS} == {
         "classic": ["epsilon-heuristic:0.35", "heuristic", "reference", "search_reference"],
-        "hand_and_foot": ["epsilon-heuristic:0.35", "heuristic", "reference", None]}
+        "hand_and_foot": ["epsilon-heuristic:0.35", "heuristic", "apprentice", "reference"]}
     assert [d["level"] for d in levels_of("hand_and_foot")] == list(LEVEL_NAMES)
     assert all(lv.description for v in VARIANTS for lv in LEVELS[v].values())
 
@@ -38,23 +40,22 @@ def test_each_level_resolves_to_the_variants_policy(variant):
     assert type(hard) is OnnxPolicy
     assert hard.obs_size == (202 if variant == "classic" else 245)
     assert reference_path(variant).name == f"{variant}.onnx"
+    expert = load_policy("expert", variant=variant)
     if variant == "classic":
-        expert = load_policy("expert", variant=variant)
+        assert Path(hard.name) == reference_path(variant)
         assert type(expert) is SearchPolicy and type(expert.base) is OnnxPolicy
         assert expert.base.obs_size == 202  # the Classic reference proposes its moves
-    else:
-        with pytest.raises(PolicySpecError, match=r"level 'expert' is missing: in Hand and Foot "
-                           r"no player is measured above the reference network; both searches fell "
-                           r"short of it .*Hand and "
-                           r"Foot has the levels easy, medium, hard"):
-            load_policy("expert", variant=variant)
+    else:  # Hand and Foot: hard is the apprentice network, expert the reference
+        assert Path(hard.name) == apprentice_file(variant)
+        assert type(expert) is OnnxPolicy and Path(expert.name) == reference_path(variant)
     assert level_spec("hard") == "reference"  # no variant: Classic's
     with pytest.raises(PolicySpecError, match="unknown level 'legendary'"):
         level_spec("legendary")
 
 
-@pytest.mark.parametrize("variant", VARIANTS)
-@pytest.mark.parametrize("level", ["easy", "medium", "hard"])
+@pytest.mark.parametrize("variant, level", [(v, lv) for v in VARIANTS
+                                            for lv in ("easy", "medium", "hard")]
+                         + [("hand_and_foot", "expert")])
 def test_each_level_plays_a_whole_hand_legally(variant, level):
     """Bot(level) at all four seats plays a hand to its end; Bot.act refuses any illegal
     action with a RuntimeError, so finishing the hand is the check."""
@@ -84,20 +85,42 @@ def test_expert_plays_legal_moves_in_classic():
         game.apply(action)
 
 
-def test_bot_hard_is_the_variants_reference():
+def test_bot_levels_play_the_variants_policy_of_the_level():
+    """``Bot("hard")`` plays Classic's reference and, met with a Hand and Foot game, Hand and
+    Foot's apprentice; ``Bot("expert")`` there is Hand and Foot's reference."""
     bot = Bot("hard")
     assert bot.name == "hard" and type(bot.policy) is OnnxPolicy
-    for variant in VARIANTS:
+    for variant, same in (("classic", "reference"), ("hand_and_foot", "apprentice")):
         game = Game(preset(variant), seed=4)
-        ref = Bot("reference")
+        ref = Bot(same, variant=variant)
         for _ in range(15):
             assert bot.act(game) == ref.act(game)
             game.apply(bot.act(game))
         assert bot.policy_for(variant).obs_size == (202 if variant == "classic" else 245)
-    with pytest.raises(PolicySpecError, match="level 'expert' is missing"):
+    expert, ref = Bot("expert", variant="hand_and_foot"), Bot("reference")
+    game = Game(preset("hand_and_foot"), seed=6)
+    for _ in range(15):
+        assert expert.act(game) == ref.act(game)
+        game.apply(expert.act(game))
+
+
+def test_a_missing_level_is_refused_with_its_reason(monkeypatch):
+    """A level with no policy for a variant (spec ``None``; none is missing now) is one line
+    saying why and naming the levels there are, from every entry point."""
+    from canasta_env.bots import levels
+
+    table = dict(levels.LEVELS["hand_and_foot"])
+    table["expert"] = levels.Level(None, "missing: no player measured above the reference")
+    monkeypatch.setitem(levels.LEVELS, "hand_and_foot", table)
+    message = (r"level 'expert' is missing: no player measured above the reference; Hand and "
+               r"Foot has the levels easy, medium, hard")
+    with pytest.raises(PolicySpecError, match=message):
+        load_policy("expert", variant="hand_and_foot")
+    with pytest.raises(PolicySpecError, match=message):
         Bot("expert").check_variant("hand_and_foot")
-    with pytest.raises(PolicySpecError, match="level 'expert' is missing"):
+    with pytest.raises(PolicySpecError, match=message):
         Bot("expert", variant="hand_and_foot")
+    assert levels_of("hand_and_foot")[-1]["policy"] is None
 
 
 # ---------------------------------------------------------------- the easy level's policy

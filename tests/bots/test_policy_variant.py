@@ -202,6 +202,51 @@ def test_missing_classic_reference_stays_an_error(monkeypatch, tmp_path):
     assert type(load_policy("reference", variant="hand_and_foot")) is HeuristicPolicy
 
 
+# ------------------------------------------------------------------------ apprentice
+def test_apprentice_is_the_variants_file_and_refused_where_there_is_none(monkeypatch, tmp_path):
+    """``apprentice`` reads checkpoints/reference/<variant>_apprentice.onnx of the game's
+    variant (here a Classic model in Hand and Foot's place: refused as Classic, which shows
+    that file is the one read), and a variant without one gets one line naming the
+    variants that have one."""
+    import shutil
+
+    monkeypatch.setattr(loader, "REFERENCE_DIR", tmp_path)
+    with pytest.raises(PolicySpecError) as e:
+        load_policy("apprentice", variant="hand_and_foot")
+    assert str(e.value) == (f"no Hand and Foot apprentice network "
+                            f"({tmp_path / 'hand_and_foot_apprentice.onnx'} does not exist); "
+                            f"'apprentice' plays no variant here")
+    shutil.copy(ROOT / CLASSIC_ONNX, tmp_path / "hand_and_foot_apprentice.onnx")
+    with pytest.raises(PolicyVariantError, match=re.escape(f"policy 'Apprentice' {HF_REFUSAL}")):
+        load_policy(" Apprentice ", variant="hand_and_foot")
+    with pytest.raises(PolicySpecError) as e:
+        load_policy("apprentice", variant="classic")
+    assert str(e.value) == (f"no Classic apprentice network "
+                            f"({tmp_path / 'classic_apprentice.onnx'} does not exist); "
+                            f"'apprentice' plays Hand and Foot")
+    with pytest.raises(PolicySpecError, match="no Classic apprentice network"):
+        load_policy("apprentice")  # without a variant: Classic's
+
+
+def test_the_shipped_apprentice_plays_hand_and_foot_as_its_file_does():
+    path = ROOT / "checkpoints" / "reference" / "hand_and_foot_apprentice.onnx"
+    assert loader.apprentice_file("hand_and_foot") == path
+    assert policy_sizes(load_policy("apprentice", variant="hand_and_foot")) == (245, 98)
+    bot = Bot("apprentice", variant="hand_and_foot")
+    game = Game(preset("hand_and_foot"), seed=3)
+    from canasta_env.observation import encode
+
+    mask = np.zeros(98, np.int8)
+    mask[game.legal_actions()] = 1
+    action = bot.choose(to_position(game), game.to_move)["action"]
+    assert action == load_policy(str(path)).act(encode(game, game.to_move), mask)
+    assert action in game.legal_actions()
+    with pytest.raises(PolicySpecError, match=re.escape(
+            "no Classic apprentice network (") + ".*" + re.escape(
+            "'apprentice' plays Hand and Foot")):
+        Bot("apprentice")  # without a variant a bot starts as Classic's
+
+
 # ----------------------------------------------------------------------------- the Bot
 def test_bot_refuses_another_variant_at_construction_and_per_position():
     path = str(ROOT / CLASSIC_ONNX)

@@ -225,3 +225,26 @@ def test_a_row_without_its_position(tmp_path):
         assert store.load("nope", position=False) is None
     finally:
         service.close()
+
+
+def _bot_moves(tmp_path, processes: int, policy: str) -> list[int]:
+    """The first 300 actions of a four-bot Hand and Foot game (seed 9) played by
+    ``policy`` with ``processes`` bot worker processes."""
+    service = Service("heuristic", db=str(tmp_path / f"{processes}{policy}.sqlite3"),
+                      bot_processes=processes)
+    try:
+        gid = service.create(["bot"] * 4, variant="hand_and_foot", seed=9, auto_deal=True,
+                             bot_policy=policy)["game_id"]
+        wait_for(lambda: service.view(gid)["decisions"] >= 300, 120)
+        return [m["action"] for m in service.moves(gid, limit=300)["moves"]]
+    finally:
+        service.close()
+
+
+def test_bot_workers_play_the_policy_of_the_game_s_variant(tmp_path):
+    """A bot worker process plays a game of Hand and Foot with that variant's policy of
+    the level (``hard``: Hand and Foot's apprentice network, Classic's reference): the same
+    moves as the server's own threads, and not the heuristic's."""
+    in_process = _bot_moves(tmp_path, 0, "hard")
+    assert _bot_moves(tmp_path, 1, "hard") == in_process
+    assert _bot_moves(tmp_path, 1, "heuristic") != in_process

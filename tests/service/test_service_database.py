@@ -267,3 +267,29 @@ def test_the_first_revision_makes_the_tables_the_queries_use(tmp_path):
     assert [r[1] for r in made] == ["games", "ix_games_last_used", "moves",
                                     "sqlite_autoindex_games_1", "sqlite_autoindex_moves_1"]
     assert made == ddl("created.sqlite3")
+
+
+def test_a_service_in_memory_serves_from_every_thread():
+    """``db="sqlite://"`` (an in-memory database, as the docs' schema example uses): the
+    request threads and the expiry sweep see the one database (each new SQLite
+    connection in memory would be a new, empty one: "no such table: games")."""
+    import threading
+
+    from fastapi.testclient import TestClient
+
+    with TestClient(create_app("heuristic", db="sqlite://")) as client:
+        made = client.post("/games", json={"seats": ["human", "bot", "bot", "bot"], "seed": 2})
+        assert made.status_code == 201, made.text
+        game_id = made.json()["game_id"]
+        assert client.get(f"/games/{game_id}").json()["status"] == "waiting"
+    service = Service("heuristic", db="sqlite://")
+    try:
+        game_id = service.create(["human", "bot", "bot", "bot"], seed=2)["game_id"]
+        seen = []
+        reader = threading.Thread(target=lambda: seen.extend(
+            [service.view(game_id)["status"], service.sweep()]))  # as the expiry thread does
+        reader.start()
+        reader.join()
+        assert seen == ["waiting", 0]  # the game, and nothing idle to expire
+    finally:
+        service.close()

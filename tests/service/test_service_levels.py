@@ -10,7 +10,7 @@ pytest.importorskip("fastapi", reason="the service extra is part of the test ins
 pytest.importorskip("httpx")
 
 from canasta_env.bots import Bot  # noqa: E402
-from canasta_env.bots.levels import LEVEL_NAMES  # noqa: E402
+from canasta_env.bots.levels import LEVEL_NAMES, level_spec  # noqa: E402
 from canasta_env.bots.service import BUILTIN_POLICIES  # noqa: E402
 from canasta_env.engine import Game, from_position, preset, to_position  # noqa: E402
 
@@ -27,7 +27,7 @@ def test_index_and_schema_list_the_levels(client):
         "classic": [("easy", "epsilon-heuristic:0.35"), ("medium", "heuristic"),
                     ("hard", "reference"), ("expert", "search_reference")],
         "hand_and_foot": [("easy", "epsilon-heuristic:0.35"), ("medium", "heuristic"),
-                          ("hard", "reference"), ("expert", None)]}
+                          ("hard", "apprentice"), ("expert", "reference")]}
     schemas = client.get("/openapi.json").json()["components"]["schemas"]
     for model, field in (("NewGame", "bot_policy"), ("PositionRequest", "policy")):
         prop = schemas[model]["properties"][field]
@@ -51,20 +51,43 @@ def test_stateless_move_with_a_level_is_that_levels_move(client):
             game.apply(game.legal_actions()[0])
         pos = to_position(game)
         seat = from_position(pos).to_move
-        r = client.post("/move", json={"position": pos, "seat": seat, "policy": "hard"})
-        assert r.status_code == 200, r.text
-        assert r.json()["action"] == Bot("reference").choose(pos, seat)["action"]
+        for level in ("hard", "expert") if variant == "hand_and_foot" else ("hard",):
+            r = client.post("/move", json={"position": pos, "seat": seat, "policy": level})
+            assert r.status_code == 200, r.text
+            own = Bot(level_spec(level, variant), variant=variant)  # apprentice, reference
+            assert r.json()["action"] == own.choose(pos, seat)["action"]
 
 
 @pytest.mark.parametrize("body, needle", [
     ({"seats": ["human", "bot", "bot", "bot"], "bot_policy": "legendary"},
      "bot policy 'legendary' is not offered by this server: use one of heuristic, random, "
      "reference, search, search_reference, easy, medium, hard, expert"),
-    ({"seats": ["human", "bot", "bot", "bot"], "bot_policy": "expert",
-      "variant": "hand_and_foot"},
-     "bot policy 'expert' cannot play this game: level 'expert' is missing"),
+    # Hand and Foot's apprentice plays as its level "hard", not by a name of its own here
+    ({"seats": ["human", "bot", "bot", "bot"], "bot_policy": "apprentice",
+      "variant": "hand_and_foot"}, "bot policy 'apprentice' is not offered by this server"),
 ])
-def test_unknown_or_missing_levels_are_clear_400s(client, body, needle):
+def test_unknown_levels_and_policies_are_clear_400s(client, body, needle):
     r = client.post("/games", json=body)
     assert r.status_code == 400, r.text
     assert needle in r.json()["detail"]
+
+
+def test_a_missing_level_is_a_clear_400(tmp_path, monkeypatch):
+    """A level with no policy for the variant (none is missing now) is refused naming it
+    (a server of its own: the module's server keeps the bots it has loaded)."""
+    from canasta_env.bots import levels
+    from canasta_env.bots.service import Service, ServiceError
+
+    table = dict(levels.LEVELS["hand_and_foot"])
+    table["expert"] = levels.Level(None, "missing: for this test")
+    monkeypatch.setitem(levels.LEVELS, "hand_and_foot", table)
+    service = Service("heuristic", db=str(tmp_path / "g.sqlite3"))
+    try:
+        with pytest.raises(ServiceError) as e:
+            service.create(["human", "bot", "bot", "bot"], variant="hand_and_foot",
+                           bot_policy="expert")
+    finally:
+        service.close()
+    assert e.value.status == 400
+    assert e.value.message.startswith("bot policy 'expert' cannot play this game: level "
+                                      "'expert' is missing: for this test")

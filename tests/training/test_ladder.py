@@ -32,7 +32,9 @@ def test_the_chain_of_each_variant():
     assert chain("classic") == [("random", "random"), ("easy", "epsilon-heuristic:0.35"),
                                 ("medium", "heuristic"), ("hard", "reference"),
                                 ("expert", "search_reference")]
-    assert [n for n, _ in chain("hand_and_foot")] == ["random", "easy", "medium", "hard"]
+    assert chain("hand_and_foot") == [("random", "random"), ("easy", "epsilon-heuristic:0.35"),
+                                      ("medium", "heuristic"), ("hard", "apprentice"),
+                                      ("expert", "reference")]
     with pytest.raises(ValueError, match="no ladder for variant 'x'"):
         chain("x")
 
@@ -99,9 +101,6 @@ def test_tables_of_a_pair_below_the_rule():
                                       "hard, expert, got 'legendary=3'"),
     (["--pair-hands", "hard=0"], "--pair-hands: must be a positive int"),
     (["--pair-hands", "hard=3", "--pair-hands", "hard=4"], "each level at most once"),
-    (["--variant", "hand_and_foot", "--pair-hands", "expert=3"],
-     "--pair-hands expert: not a level with a level below it in hand_and_foot; use one of "
-     "easy, medium, hard"),
     (["--rating-hands", "-1"], "--rating-hands: must be 0 (no ratings) or a positive int"),
     (["--rating-exclude", "random"], "--rating-exclude random: not a level of the classic "
                                      "ladder"),
@@ -125,6 +124,19 @@ def test_option_errors_are_one_line(capsys, args, message):
     assert message in err
 
 
+def test_pair_hands_of_a_missing_level_is_refused(capsys, monkeypatch):
+    """A level missing for the variant (none is now) has no pair to give hands to."""
+    from canasta_env.bots import levels
+
+    table = dict(levels.LEVELS["hand_and_foot"])
+    table["expert"] = levels.Level(None, "missing: for this test")
+    monkeypatch.setitem(levels.LEVELS, "hand_and_foot", table)
+    assert main(["--out", "-", "--variant", "hand_and_foot", "--pair-hands", "expert=3",
+                 "--no-progress"]) == 2
+    assert ("--pair-hands expert: not a level with a level below it in hand_and_foot; use one "
+            "of easy, medium, hard") in capsys.readouterr().err
+
+
 def test_a_measured_file_of_no_pair_is_refused(tmp_path, capsys):
     bad = tmp_path / "r.json"
     bad.write_text(json.dumps(fake_result("heuristic", "random")))
@@ -145,7 +157,7 @@ def test_the_record_is_written_only_when_asked(tmp_path, monkeypatch, capsys):
     assert main(["--variant", "hand_and_foot", "--hands", "2", "--rating-hands", "0",
                  "--no-progress", "--json"]) == 0
     printed = json.loads(capsys.readouterr().out)
-    assert [p["upper"] for p in printed["pairs"]] == ["easy", "medium", "hard"]
+    assert [p["upper"] for p in printed["pairs"]] == ["easy", "medium", "hard", "expert"]
     assert not (tmp_path / "record.json").exists()
     out = tmp_path / "ladder.json"
     out.write_text("[1, 2]")  # not a ladder file: refused after printing, kept as it was

@@ -126,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
                        description="Round-robin openskill ratings of a policy pool.")
     p.add_argument("--policies", nargs="+", required=True,
                    help="two or more of: random, heuristic, search, search_reference, "
-                        "reference, levels (easy .. expert), policy file paths")
+                        "reference, apprentice, levels (easy .. expert), policy file paths")
     p.add_argument("--hands", type=positive_int, default=200, help="hands per pair (2 per deal)")
     p.add_argument("--variant", default="classic", choices=["classic", "hand_and_foot"])
     p.add_argument("--seed", type=int, default=0)

@@ -56,11 +56,13 @@ def main(argv: list[str] | None = None) -> int:
     p = ArgumentParser(prog="python -m training.evaluate",
                        description="Duplicate-deal evaluation of policy A against B.")
     p.add_argument("--a", required=True,
-                   help="policy A: random, heuristic, search, search_reference, reference, a "
+                   help="policy A: random, heuristic, search, search_reference, reference, "
+                        "apprentice, a "
                         "level (easy .. expert), a checkpoint path or module:attribute (a "
                         "policy class or object of your own)")
     p.add_argument("--b", required=True,
-                   help="policy B: random, heuristic, search, search_reference, reference, a "
+                   help="policy B: random, heuristic, search, search_reference, reference, "
+                        "apprentice, a "
                         "level (easy .. expert), a checkpoint path or module:attribute (a "
                         "policy class or object of your own)")
     p.add_argument("--hands", type=positive_int, default=None,

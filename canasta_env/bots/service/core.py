@@ -172,11 +172,11 @@ class Service:
             with self._load_lock:
                 bot = self._bots.get(name)
                 if bot is None:
-                    try:
-                        bot = Bot(name)  # PolicySpecError says why, e.g. "reference" unavailable
+                    try:  # for the request's variant: a name may have no Classic policy
+                        bot = Bot(name, variant=variant)  # PolicySpecError says why
                     except (PolicySpecError, ValueError) as e:
-                        raise ServiceError(400, f"bot policy {name!r} cannot be used: {e}") \
-                            from None
+                        what = "cannot be used" if variant is None else "cannot play this game"
+                        raise ServiceError(400, f"bot policy {name!r} {what}: {e}") from None
                     with self._lock:
                         self._bots[name] = bot
         if variant is not None:

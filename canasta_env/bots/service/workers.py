@@ -273,8 +273,7 @@ def main() -> int:
         bot = bots.get((name, row.variant))
         if bot is None:
             try:
-                bot = Bot(name)
-                bot.check_variant(row.variant)
+                bot = Bot(name, variant=row.variant)  # the game's variant's policy
             except Exception as e:  # noqa: BLE001 - as the server: the heuristic plays
                 logging.warning("game %s: bot policy %r cannot be used (%s); its bots play "
                                 "the heuristic", row.game_id, name, e)
