@@ -95,6 +95,19 @@ def test_each_reference_config_is_the_one_in_configs(variant):
     assert repo.model_copy(update={"run_name": shipped.run_name, "ppo": ppo}) == shipped
 
 
+def test_the_apprentice_config_is_the_one_in_configs():
+    """The config beside Hand and Foot's apprentice is what configs/hand_and_foot_apprentice.yaml
+    resolved to (the run that saved the shipped checkpoint), and the file is small."""
+    from canasta_env.bots.loader import apprentice_file
+    from training.config import load_config
+
+    onnx = apprentice_file("hand_and_foot")
+    assert onnx.is_file() and onnx.stat().st_size < 1_000_000
+    shipped = load_config(onnx.with_suffix(".config.yaml"))
+    repo = load_config(onnx.parents[2] / "configs" / "hand_and_foot_apprentice.yaml")
+    assert repo == shipped and shipped.total_timesteps == 1_500_000
+
+
 # ----------------------------------------------------------------------------- Hand and Foot
 HF_ONNX, HF_ZIP = reference_files("hand_and_foot")
 
