@@ -45,3 +45,20 @@ def env_backend(request: pytest.FixtureRequest):
         os.environ.pop("CANASTA_BACKEND", None)
     else:
         os.environ["CANASTA_BACKEND"] = old
+
+
+#: the reason the ``hf_expert_missing`` fixture gives Hand and Foot's missing ``expert``
+MISSING_REASON = "missing: for this test"
+
+
+@pytest.fixture
+def hf_expert_missing(monkeypatch):
+    """Hand and Foot's ``expert`` level made missing (spec ``None``, reason
+    :data:`MISSING_REASON`) for one test: no level is missing now, and the refusal of a
+    missing level is still every frontend's contract."""
+    from canasta_env.bots import levels
+
+    table = dict(levels.LEVELS["hand_and_foot"])
+    table["expert"] = levels.Level(None, MISSING_REASON)
+    monkeypatch.setitem(levels.LEVELS, "hand_and_foot", table)
+    return MISSING_REASON

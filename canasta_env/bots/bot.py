@@ -78,6 +78,7 @@ from canasta_env.observation import encode
 
 from .levels import is_level
 from .loader import (
+    PER_VARIANT,
     PolicySpecError,
     PolicyVariantError,
     check_policy_variant,
@@ -133,14 +134,15 @@ class Bot:
     """A computer player for any seat of a position.
 
     Args:
-        policy: ``"reference"`` (default), ``"heuristic"``, ``"search"``, ``"random"``,
-            a level (``"easy"``, ``"medium"``, ``"hard"``, ``"expert"``) or a policy
-            file path (``.onnx``, ``.zip``); or an object with
-            ``act(observation, action_mask) -> int``.
+        policy: ``"reference"`` (default), ``"heuristic"``, ``"search"``,
+            ``"search_reference"``, ``"apprentice"``, ``"random"``, a level (``"easy"``,
+            ``"medium"``, ``"hard"``, ``"expert"``) or a policy file path (``.onnx``,
+            ``.zip``); or an object with ``act(observation, action_mask) -> int``.
         variant: the variant the bot is for (a name such as ``"hand_and_foot"`` or rules
-            options): the policy is checked against it now, and ``"reference"`` or a
-            level loads that variant's policy. ``None`` (default): no check now; ``"reference"``
-            loads Classic's. Either way each position is checked before the policy
+            options): the policy is checked against it now, and ``"reference"``,
+            ``"apprentice"`` or a level loads that variant's policy. ``None`` (default): no
+            check now; ``"reference"`` loads Classic's (``"apprentice"``, which Classic
+            lacks, then needs ``variant``). Either way each position is checked before the policy
             acts, and ``"reference"`` plays each variant with that variant's reference
             (loaded when first needed; see :meth:`policy_for`).
 
@@ -168,8 +170,7 @@ class Bot:
         if isinstance(policy, str):
             self.name = policy.strip()
             self.policy = load_policy(policy, variant=variant)
-            if self.name.lower() in ("reference", "search_reference", "apprentice") or \
-                    is_level(self.name):
+            if self.name.lower() in PER_VARIANT or is_level(self.name):
                 self._reference = True  # the variant's own policy, per variant
                 key = "classic" if variant is None else rules_options(variant).variant
                 self._by_variant[key] = self.policy

@@ -107,6 +107,8 @@ from .variants import (  # noqa: F401 (re-exported: their old home)
 )
 
 BUILTIN = ("random", "heuristic", "search", "search_reference", "reference", "apprentice")
+#: the built-in names whose policy is the game's variant's own (as are the levels')
+PER_VARIANT = ("reference", "search_reference", "apprentice")
 #: ``epsilon-heuristic:P``: the heuristic with a random move with probability ``P``
 EPSILON_PREFIX = "epsilon-heuristic:"
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -248,9 +250,9 @@ def _apprentice(variant: Any) -> Path:
         name = rules_options(variant).variant
         have = sorted(VARIANT_NAMES.get(f.name[:-len("_apprentice.onnx")], f.name)
                       for f in REFERENCE_DIR.glob("*_apprentice.onnx"))
-        raise PolicySpecError(f"no {VARIANT_NAMES.get(name, name)} apprentice network ({path} "
-                              f"does not exist); 'apprentice' plays "
-                              f"{', '.join(have) if have else 'no variant here'}")
+        plays = f"plays {', '.join(have)} only" if have else "has no network here"
+        raise PolicySpecError(f"policy 'apprentice' {plays}: {VARIANT_NAMES.get(name, name)} "
+                              f"has no apprentice network (no file {path})")
     return path
 
 

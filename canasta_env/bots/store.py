@@ -39,8 +39,9 @@ import json
 import os
 import sqlite3
 import stat
+import threading
 import time
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -162,11 +163,13 @@ class GameStore:
         self.sa = sa
         self.url = database_url(url)
         try:
+            self._memory_lock = None
             if self.url.startswith("sqlite") and sqlite_file(self.url) is None:
-                # in memory: one connection shared by every thread (each new connection
-                # would be a new, empty database)
+                # in memory: one connection for every thread (each new connection would be
+                # a new, empty database), used by one thread at a time (_db)
                 self.engine = sa.create_engine(self.url, poolclass=sa.pool.StaticPool,
                                                connect_args={"check_same_thread": False})
+                self._memory_lock = threading.RLock()
             elif self.url.startswith("sqlite"):
                 self.engine = sa.create_engine(self.url, connect_args={"timeout": 30})
                 sa.event.listen(self.engine, "connect", _sqlite_pragmas)
@@ -210,7 +213,8 @@ class GameStore:
             raise StoreError(f"database {self.name} is damaged ({self.damaged}); nothing more "
                              f"is read from or written to it: restore it from a backup")
         try:
-            with (self.engine.begin() if write else self.engine.connect()) as c:
+            with self._memory_lock or nullcontext(), \
+                    (self.engine.begin() if write else self.engine.connect()) as c:
                 yield c
         except self.sa.exc.SQLAlchemyError as e:
             reason = _reason(e)

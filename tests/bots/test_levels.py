@@ -104,16 +104,11 @@ def test_bot_levels_play_the_variants_policy_of_the_level():
         game.apply(expert.act(game))
 
 
-def test_a_missing_level_is_refused_with_its_reason(monkeypatch):
+def test_a_missing_level_is_refused_with_its_reason(hf_expert_missing):
     """A level with no policy for a variant (spec ``None``; none is missing now) is one line
     saying why and naming the levels there are, from every entry point."""
-    from canasta_env.bots import levels
-
-    table = dict(levels.LEVELS["hand_and_foot"])
-    table["expert"] = levels.Level(None, "missing: no player measured above the reference")
-    monkeypatch.setitem(levels.LEVELS, "hand_and_foot", table)
-    message = (r"level 'expert' is missing: no player measured above the reference; Hand and "
-               r"Foot has the levels easy, medium, hard")
+    message = (rf"level 'expert' is {hf_expert_missing}; Hand and Foot has the levels easy, "
+               rf"medium, hard")
     with pytest.raises(PolicySpecError, match=message):
         load_policy("expert", variant="hand_and_foot")
     with pytest.raises(PolicySpecError, match=message):

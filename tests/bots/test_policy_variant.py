@@ -30,6 +30,7 @@ from canasta_env.bots.loader import (
     variant_hint,
 )
 from canasta_env.engine import Game, OptionsError, preset, to_position
+from canasta_env.observation import encode
 from canasta_env.policies import HeuristicPolicy, RandomPolicy
 from tests.helpers.opponent import ROOT
 
@@ -213,18 +214,17 @@ def test_apprentice_is_the_variants_file_and_refused_where_there_is_none(monkeyp
     monkeypatch.setattr(loader, "REFERENCE_DIR", tmp_path)
     with pytest.raises(PolicySpecError) as e:
         load_policy("apprentice", variant="hand_and_foot")
-    assert str(e.value) == (f"no Hand and Foot apprentice network "
-                            f"({tmp_path / 'hand_and_foot_apprentice.onnx'} does not exist); "
-                            f"'apprentice' plays no variant here")
+    assert str(e.value) == (f"policy 'apprentice' has no network here: Hand and Foot has no "
+                            f"apprentice network (no file "
+                            f"{tmp_path / 'hand_and_foot_apprentice.onnx'})")
     shutil.copy(ROOT / CLASSIC_ONNX, tmp_path / "hand_and_foot_apprentice.onnx")
     with pytest.raises(PolicyVariantError, match=re.escape(f"policy 'Apprentice' {HF_REFUSAL}")):
         load_policy(" Apprentice ", variant="hand_and_foot")
     with pytest.raises(PolicySpecError) as e:
         load_policy("apprentice", variant="classic")
-    assert str(e.value) == (f"no Classic apprentice network "
-                            f"({tmp_path / 'classic_apprentice.onnx'} does not exist); "
-                            f"'apprentice' plays Hand and Foot")
-    with pytest.raises(PolicySpecError, match="no Classic apprentice network"):
+    assert str(e.value) == (f"policy 'apprentice' plays Hand and Foot only: Classic has no "
+                            f"apprentice network (no file {tmp_path / 'classic_apprentice.onnx'})")
+    with pytest.raises(PolicySpecError, match="Classic has no apprentice network"):
         load_policy("apprentice")  # without a variant: Classic's
 
 
@@ -234,16 +234,16 @@ def test_the_shipped_apprentice_plays_hand_and_foot_as_its_file_does():
     assert policy_sizes(load_policy("apprentice", variant="hand_and_foot")) == (245, 98)
     bot = Bot("apprentice", variant="hand_and_foot")
     game = Game(preset("hand_and_foot"), seed=3)
-    from canasta_env.observation import encode
-
+    while len(game.legal_actions()) < 5:  # past the forced opening moves
+        game.apply(HeuristicPolicy().act(encode(game, game.to_move),
+                                         np.isin(np.arange(98), game.legal_actions())))
     mask = np.zeros(98, np.int8)
     mask[game.legal_actions()] = 1
     action = bot.choose(to_position(game), game.to_move)["action"]
     assert action == load_policy(str(path)).act(encode(game, game.to_move), mask)
     assert action in game.legal_actions()
     with pytest.raises(PolicySpecError, match=re.escape(
-            "no Classic apprentice network (") + ".*" + re.escape(
-            "'apprentice' plays Hand and Foot")):
+            "policy 'apprentice' plays Hand and Foot only: Classic has no apprentice network")):
         Bot("apprentice")  # without a variant a bot starts as Classic's
 
 

@@ -291,5 +291,36 @@ def test_a_service_in_memory_serves_from_every_thread():
         reader.start()
         reader.join()
         assert seen == ["waiting", 0]  # the game, and nothing idle to expire
+        # four threads at once: every game whose id came back is there, none lost to
+        # another thread's rollback of the one shared connection
+        made, errors = [], []
+
+        def work(k: int) -> None:
+            for i in range(25):
+                try:
+                    gid = service.create(["human", "bot", "bot", "bot"], seed=k * 100 + i)
+                    made.append(gid["game_id"])
+                    service.view(gid["game_id"])
+                except Exception as e:  # noqa: BLE001 - counted, then asserted none
+                    errors.append(repr(e))
+
+        workers = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+        for t in workers:
+            t.start()
+        for t in workers:
+            t.join()
+        assert errors == [] and len(made) == 100
+        assert service.count() == 101
+        assert all(service.view(g)["status"] == "waiting" for g in made)
     finally:
         service.close()
+
+
+def test_bot_workers_need_a_database_they_can_share():
+    """Bot worker processes open the database themselves: an in-memory one would be a new,
+    empty database in each (their games never played), so it is refused at start."""
+    with pytest.raises(ServiceError) as e:
+        Service("heuristic", db="sqlite://", bot_processes=1)
+    assert e.value.status == 400
+    assert e.value.message == ("bot_processes needs a database the worker processes can "
+                               "open too (an SQLite file or PostgreSQL), not SQLite in memory")

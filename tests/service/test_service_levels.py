@@ -10,7 +10,7 @@ pytest.importorskip("fastapi", reason="the service extra is part of the test ins
 pytest.importorskip("httpx")
 
 from canasta_env.bots import Bot  # noqa: E402
-from canasta_env.bots.levels import LEVEL_NAMES, level_spec  # noqa: E402
+from canasta_env.bots.levels import LEVEL_NAMES  # noqa: E402
 from canasta_env.bots.service import BUILTIN_POLICIES  # noqa: E402
 from canasta_env.engine import Game, from_position, preset, to_position  # noqa: E402
 
@@ -45,17 +45,30 @@ def test_a_game_against_a_level(client, variant):
 
 
 def test_stateless_move_with_a_level_is_that_levels_move(client):
-    for variant in ("classic", "hand_and_foot"):
-        game = Game(preset(variant), seed=8)
-        for _ in range(5):
-            game.apply(game.legal_actions()[0])
-        pos = to_position(game)
-        seat = from_position(pos).to_move
-        for level in ("hard", "expert") if variant == "hand_and_foot" else ("hard",):
-            r = client.post("/move", json={"position": pos, "seat": seat, "policy": level})
-            assert r.status_code == 200, r.text
-            own = Bot(level_spec(level, variant), variant=variant)  # apprentice, reference
-            assert r.json()["action"] == own.choose(pos, seat)["action"]
+    """``/move`` with a level plays the variant's policy of it: Classic's ``hard`` is the
+    reference; in Hand and Foot, at a position where the two networks differ, ``hard`` is
+    the apprentice's move and ``expert`` the reference's."""
+    game = Game(preset("classic"), seed=8)
+    for _ in range(5):
+        game.apply(game.legal_actions()[0])
+    pos = to_position(game)
+    seat = from_position(pos).to_move
+    r = client.post("/move", json={"position": pos, "seat": seat, "policy": "hard"})
+    assert r.status_code == 200, r.text
+    assert r.json()["action"] == Bot("reference").choose(pos, seat)["action"]
+    apprentice = Bot("apprentice", variant="hand_and_foot")
+    reference = Bot("reference", variant="hand_and_foot")
+    game = Game(preset("hand_and_foot"), seed=4)
+    while apprentice.act(game) == reference.act(game):  # the reference's moves till they part
+        game.apply(reference.act(game))
+    pos = to_position(game)
+    seat = from_position(pos).to_move
+    moves = {level: client.post("/move", json={"position": pos, "seat": seat,
+                                               "policy": level}).json()["action"]
+             for level in ("hard", "expert")}
+    assert moves == {"hard": apprentice.choose(pos, seat)["action"],
+                     "expert": reference.choose(pos, seat)["action"]}
+    assert moves["hard"] != moves["expert"]
 
 
 @pytest.mark.parametrize("body, needle", [
@@ -72,15 +85,11 @@ def test_unknown_levels_and_policies_are_clear_400s(client, body, needle):
     assert needle in r.json()["detail"]
 
 
-def test_a_missing_level_is_a_clear_400(tmp_path, monkeypatch):
+def test_a_missing_level_is_a_clear_400(tmp_path, hf_expert_missing):
     """A level with no policy for the variant (none is missing now) is refused naming it
     (a server of its own: the module's server keeps the bots it has loaded)."""
-    from canasta_env.bots import levels
     from canasta_env.bots.service import Service, ServiceError
 
-    table = dict(levels.LEVELS["hand_and_foot"])
-    table["expert"] = levels.Level(None, "missing: for this test")
-    monkeypatch.setitem(levels.LEVELS, "hand_and_foot", table)
     service = Service("heuristic", db=str(tmp_path / "g.sqlite3"))
     try:
         with pytest.raises(ServiceError) as e:
@@ -89,5 +98,5 @@ def test_a_missing_level_is_a_clear_400(tmp_path, monkeypatch):
     finally:
         service.close()
     assert e.value.status == 400
-    assert e.value.message.startswith("bot policy 'expert' cannot play this game: level "
-                                      "'expert' is missing: for this test")
+    assert e.value.message.startswith(f"bot policy 'expert' cannot play this game: level "
+                                      f"'expert' is {hf_expert_missing}")

@@ -124,13 +124,8 @@ def test_option_errors_are_one_line(capsys, args, message):
     assert message in err
 
 
-def test_pair_hands_of_a_missing_level_is_refused(capsys, monkeypatch):
+def test_pair_hands_of_a_missing_level_is_refused(capsys, hf_expert_missing):
     """A level missing for the variant (none is now) has no pair to give hands to."""
-    from canasta_env.bots import levels
-
-    table = dict(levels.LEVELS["hand_and_foot"])
-    table["expert"] = levels.Level(None, "missing: for this test")
-    monkeypatch.setitem(levels.LEVELS, "hand_and_foot", table)
     assert main(["--out", "-", "--variant", "hand_and_foot", "--pair-hands", "expert=3",
                  "--no-progress"]) == 2
     assert ("--pair-hands expert: not a level with a level below it in hand_and_foot; use one "

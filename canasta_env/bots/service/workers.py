@@ -97,13 +97,19 @@ class BotProcesses:
             no longer ``running``, it was deleted, it failed, or its worker died).
 
     Raises:
-        WorkerError: a worker exited or did not start within :data:`START_TIMEOUT`
+        WorkerError: ``db`` is SQLite in memory (each worker would open a new, empty
+            database); a worker exited or did not start within :data:`START_TIMEOUT`
             seconds (the message has the reason it gave).
     """
 
     def __init__(self, n: int, db: str, policy: str,
                  on_stored: Callable[[str, object, int, dict], None],
                  on_done: Callable[[str], None]) -> None:
+        from ..store import sqlite_file
+
+        if db.startswith("sqlite") and sqlite_file(db) is None:
+            raise WorkerError("bot_processes needs a database the worker processes can open "
+                              "too (an SQLite file or PostgreSQL), not SQLite in memory")
         self._settings = {"db": db, "policy": policy}
         self._on_stored, self._on_done = on_stored, on_done
         self._closed = threading.Event()
