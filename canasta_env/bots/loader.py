@@ -109,6 +109,8 @@ from .variants import (  # noqa: F401 (re-exported: their old home)
 BUILTIN = ("random", "heuristic", "search", "search_reference", "reference", "apprentice")
 #: the built-in names whose policy is the game's variant's own (as are the levels')
 PER_VARIANT = ("reference", "search_reference", "apprentice")
+#: a variant's apprentice network is ``checkpoints/reference/<variant>`` + this
+APPRENTICE_SUFFIX = "_apprentice.onnx"
 #: ``epsilon-heuristic:P``: the heuristic with a random move with probability ``P``
 EPSILON_PREFIX = "epsilon-heuristic:"
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -235,7 +237,7 @@ def apprentice_file(variant: Any = "classic") -> Path:
     Raises:
         canasta_env.engine.OptionsError, TypeError: as :func:`rules_options`.
     """
-    return REFERENCE_DIR / f"{rules_options(variant).variant}_apprentice.onnx"
+    return REFERENCE_DIR / f"{rules_options(variant).variant}{APPRENTICE_SUFFIX}"
 
 
 def _apprentice(variant: Any) -> Path:
@@ -248,8 +250,8 @@ def _apprentice(variant: Any) -> Path:
     path = apprentice_file(variant)
     if not path.is_file():
         name = rules_options(variant).variant
-        have = sorted(VARIANT_NAMES.get(f.name[:-len("_apprentice.onnx")], f.name)
-                      for f in REFERENCE_DIR.glob("*_apprentice.onnx"))
+        have = sorted(VARIANT_NAMES.get(f.name[:-len(APPRENTICE_SUFFIX)], f.name)
+                      for f in REFERENCE_DIR.glob(f"*{APPRENTICE_SUFFIX}"))
         plays = f"plays {', '.join(have)} only" if have else "has no network here"
         raise PolicySpecError(f"policy 'apprentice' {plays}: {VARIANT_NAMES.get(name, name)} "
                               f"has no apprentice network (no file {path})")
@@ -354,9 +356,8 @@ def _load_style(key: str, variant: Any) -> Policy:
 
 def _load(spec: str, variant: Any) -> Policy:
     if not isinstance(spec, str) or not spec.strip():
-        raise PolicySpecError(f"a policy spec must be 'random', 'heuristic', 'style:<name>', "
-                              f"'search', 'search_reference', 'reference', "
-                              f"'apprentice', a level "
+        raise PolicySpecError(f"a policy spec must be one of {', '.join(BUILTIN)}, "
+                              f"'style:<name>', '{EPSILON_PREFIX}P', a level "
                               f"({', '.join(LEVEL_NAMES)}), a policy file path (.onnx, .zip) "
                               f"or module:attribute, got {spec!r}")
     key = spec.strip()

@@ -164,7 +164,7 @@ class GameStore:
         self.url = database_url(url)
         try:
             self._memory_lock = None
-            if self.url.startswith("sqlite") and sqlite_file(self.url) is None:
+            if sqlite_in_memory(self.url):
                 # in memory: one connection for every thread (each new connection would be
                 # a new, empty database), used by one thread at a time (_db)
                 self.engine = sa.create_engine(self.url, poolclass=sa.pool.StaticPool,
@@ -342,6 +342,12 @@ def _sqlite_pragmas(dbapi_conn, _record) -> None:
     cur.execute("PRAGMA journal_mode=WAL")
     cur.execute("PRAGMA synchronous=NORMAL")
     cur.close()
+
+
+def sqlite_in_memory(url: str) -> bool:
+    """Whether ``url`` is an SQLite database in memory (every new connection to it is a
+    new, empty database)."""
+    return url.startswith("sqlite") and sqlite_file(url) is None
 
 
 def sqlite_file(url: str) -> Path | None:

@@ -105,9 +105,9 @@ class BotProcesses:
     def __init__(self, n: int, db: str, policy: str,
                  on_stored: Callable[[str, object, int, dict], None],
                  on_done: Callable[[str], None]) -> None:
-        from ..store import sqlite_file
+        from ..store import sqlite_in_memory
 
-        if db.startswith("sqlite") and sqlite_file(db) is None:
+        if sqlite_in_memory(db):
             raise WorkerError("bot_processes needs a database the worker processes can open "
                               "too (an SQLite file or PostgreSQL), not SQLite in memory")
         self._settings = {"db": db, "policy": policy}
