@@ -182,6 +182,8 @@ class Bot:
         else:
             raise PolicySpecError(f"policy must be a spec string or an object with act(), "
                                   f"got {policy!r}")
+        # the variant's name, for repr (None: not given)
+        self._variant = None if variant is None else rules_options(variant).variant
 
     def policy_for(self, variant: Any) -> Any:
         """The policy this bot plays a game of ``variant`` with (a variant name, rules
@@ -211,7 +213,9 @@ class Bot:
         self.policy_for(variant)
 
     def __repr__(self) -> str:
-        return f"Bot({self.name!r})"
+        if self._variant is None:
+            return f"Bot({self.name!r})"
+        return f"Bot({self.name!r}, variant={self._variant!r})"
 
     # ------------------------------------------------------------------ on a Game
     def act(self, game: Game, seat: int | None = None) -> int:

@@ -113,6 +113,14 @@ PER_VARIANT = ("reference", "search_reference", "apprentice")
 APPRENTICE_SUFFIX = "_apprentice.onnx"
 #: ``epsilon-heuristic:P``: the heuristic with a random move with probability ``P``
 EPSILON_PREFIX = "epsilon-heuristic:"
+
+
+def spec_names() -> str:
+    """The policy names a command line accepts, for its ``--help``: every name of
+    :data:`BUILTIN`, a level (:data:`~canasta_env.bots.levels.LEVEL_NAMES`),
+    ``epsilon-heuristic:P`` and ``style:NAME``."""
+    return (f"{', '.join(BUILTIN)}, a level ({', '.join(LEVEL_NAMES)}), {EPSILON_PREFIX}P, "
+            f"style:NAME (Classic)")
 REPO_ROOT = Path(__file__).resolve().parents[2]
 #: The folder of the shipped reference policy.
 REFERENCE_DIR = REPO_ROOT / "checkpoints" / "reference"

@@ -207,8 +207,9 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
                         f"heuristic, search, search_reference (the strongest in Classic), "
                         f"apprentice (Hand and Foot: between the heuristic and the reference), "
                         f"random, reference "
-                        f"(the variant's network), {zip_note}, or module:attribute (a "
-                        f"policy of your own)")
+                        f"(the variant's network), epsilon-heuristic:P, style:NAME (a Classic "
+                        f"playing style), {zip_note}, or module:attribute (a policy of your "
+                        f"own)")
     p.add_argument("--seed", type=int, default=None, help="deal seed (random if omitted)")
     p.add_argument("--game", action="store_true",
                    help="play a whole game (to 5,000; Hand and Foot: four rounds), not one hand")

@@ -64,3 +64,10 @@ def test_service_plays_hand_and_foot_with_four_bots_and_describes_its_moves(tmp_
     assert len(descriptions) > 20
     # Hand and Foot draws two cards; its own moves are described from its own table
     assert "draw from stock" in descriptions
+
+
+def test_repr_shows_the_variant_a_bot_was_made_for():
+    """Two bots of one name for two variants play different policies; repr tells them apart."""
+    assert repr(Bot("heuristic")) == "Bot('heuristic')"
+    assert repr(Bot("hard", variant="hand_and_foot")) == "Bot('hard', variant='hand_and_foot')"
+    assert repr(Bot("hard", variant=preset("classic"))) == "Bot('hard', variant='classic')"

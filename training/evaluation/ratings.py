@@ -29,7 +29,7 @@ import itertools
 import json
 import sys
 
-from canasta_env.bots.loader import PolicySpecError, load_policy, variant_hint
+from canasta_env.bots.loader import PolicySpecError, load_policy, spec_names, variant_hint
 from canasta_env.cli import ArgumentParser, fail, interrupted, positive_int, require_extra
 
 from .duplicate import play_match
@@ -125,8 +125,8 @@ def main(argv: list[str] | None = None) -> int:
     p = ArgumentParser(prog="python -m training.ratings",
                        description="Round-robin openskill ratings of a policy pool.")
     p.add_argument("--policies", nargs="+", required=True,
-                   help="two or more of: random, heuristic, search, search_reference, "
-                        "reference, apprentice, levels (easy .. expert), policy file paths")
+                   help=f"two or more of: {spec_names()}, policy file "
+                        "paths")
     p.add_argument("--hands", type=positive_int, default=200, help="hands per pair (2 per deal)")
     p.add_argument("--variant", default="classic", choices=["classic", "hand_and_foot"])
     p.add_argument("--seed", type=int, default=0)

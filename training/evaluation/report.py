@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from canasta_env.bots.loader import PolicySpecError, variant_hint
+from canasta_env.bots.loader import PolicySpecError, spec_names, variant_hint
 from canasta_env.cli import ArgumentParser, fail, interrupted, positive_int, require_extra
 
 from .duplicate import EvaluationInterrupted, evaluate_policies
@@ -56,15 +56,11 @@ def main(argv: list[str] | None = None) -> int:
     p = ArgumentParser(prog="python -m training.evaluate",
                        description="Duplicate-deal evaluation of policy A against B.")
     p.add_argument("--a", required=True,
-                   help="policy A: random, heuristic, search, search_reference, reference, "
-                        "apprentice, a "
-                        "level (easy .. expert), a checkpoint path or module:attribute (a "
-                        "policy class or object of your own)")
+                   help=f"policy A: {spec_names()}, a checkpoint path "
+                        "or module:attribute (a policy class or object of your own)")
     p.add_argument("--b", required=True,
-                   help="policy B: random, heuristic, search, search_reference, reference, "
-                        "apprentice, a "
-                        "level (easy .. expert), a checkpoint path or module:attribute (a "
-                        "policy class or object of your own)")
+                   help=f"policy B: {spec_names()}, a checkpoint path "
+                        "or module:attribute (a policy class or object of your own)")
     p.add_argument("--hands", type=positive_int, default=None,
                    help="hands to play (2 per deal; default 1000)")
     p.add_argument("--games", type=positive_int, default=None,
