@@ -276,7 +276,8 @@ def test_bad_options_are_refused():
         BatchedPartnershipVecEnv(2, pool={"league": 1.0})
     with pytest.raises(ValueError, match="opponent weights must be finite and >= 0"):
         BatchedPartnershipVecEnv(2, pool={"random": -1.0})
-    with pytest.raises(ValueError, match="reward must be 'score_diff' or 'win_loss'"):
+    with pytest.raises(ValueError, match="reward must be one of score_diff, win_loss, "
+                                         "win_loss_score, got 'points'"):
         BatchedPartnershipVecEnv(2, reward="points")
     with pytest.raises(ValueError, match=r"pool must be a dict of weights such as \{'random'"):
         BatchedPartnershipVecEnv(2, pool=[(0.5, None)])
@@ -305,6 +306,28 @@ def test_win_loss_survives_a_tiny_reward_scale_and_reset_replays_sides():
     assert np.array_equal(env.vg.observations, first[2])
     with pytest.raises(ValueError, match="reward_scale must be a positive finite number"):
         BatchedPartnershipVecEnv(2, reward="win_loss", reward_scale=float("nan"))
+
+
+def test_win_loss_score_is_the_sign_plus_the_scaled_score_difference():
+    """``reward="win_loss_score"``: at the end of each hand +1 / -1 / 0 plus the score
+    difference times ``reward_scale``, on the same games as ``score_diff`` (0 before)."""
+    envs = {kind: BatchedPartnershipVecEnv(16, "classic", {"random": 0.5, "heuristic": 0.5},
+                                           seed=4, reward=kind, reward_scale=0.001)
+            for kind in ("score_diff", "win_loss_score")}
+    for env in envs.values():
+        env.reset()
+    ends = 0
+    for _ in range(400):
+        out = {}
+        for kind, env in envs.items():
+            env.step_async(env.action_masks().argmax(axis=1))
+            out[kind] = env.step_wait()
+        diff, mixed = out["score_diff"][1], out["win_loss_score"][1]
+        assert np.array_equal(out["score_diff"][2], out["win_loss_score"][2])
+        np.testing.assert_allclose(mixed, np.sign(diff) + diff, rtol=1e-6, atol=1e-6)
+        ends += int(out["score_diff"][2].sum())
+        assert np.all(mixed[~out["score_diff"][2]] == 0.0)
+    assert ends >= 16  # every game ended a hand at least once on average
 
 
 def test_vector_games_seed_types_and_duplicate_redeals():

@@ -638,6 +638,9 @@ def test_win_loss_reward_config_reaches_the_learner(tmp_path):
     bad.write_text("reward: points\n")
     with pytest.raises(ConfigError, match="reward"):
         load_config(bad)
+    bad.write_text("reward: win_loss_score\nvec_env: subproc\n")
+    with pytest.raises(ConfigError, match="reward: win_loss_score needs vec_env: batched"):
+        load_config(bad)
 
 
 def test_dagger_data_is_the_clones_positions_labelled_by_the_heuristic():

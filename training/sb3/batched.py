@@ -8,7 +8,8 @@
 rules are :mod:`training.sb3.adapter`'s: every transition of slot ``i`` is a decision of one
 of the learner's seats in game ``i`` -- its observation and action mask are that seat's,
 its reward is the learner partnership's (hand score difference times ``reward_scale`` at
-the end of the hand, or +1 / -1 / 0 with ``reward="win_loss"``; 0 before).
+the end of the hand, or +1 / -1 / 0 with ``reward="win_loss"``, or their sum with
+``reward="win_loss_score"``; 0 before).
 
 One :meth:`step` applies the learner's actions in every game (one batch, decided by one
 forward of the learner's network), then plays the opponents' decisions until the learner
@@ -62,6 +63,8 @@ from canasta_env.policies.styles import STYLES
 #: ``k`` (a snapshot or a fixed checkpoint) ``SNAPSHOT + k``
 RANDOM, HEURISTIC, SELF, STYLE = 0, 1, 2, 3
 SNAPSHOT = STYLE + len(STYLES)
+#: the rewards of :class:`BatchedPartnershipVecEnv` (``TrainConfig.reward``'s choices)
+REWARDS = ("score_diff", "win_loss", "win_loss_score")
 
 
 class BatchedPartnershipVecEnv(VecEnv):
@@ -77,7 +80,8 @@ class BatchedPartnershipVecEnv(VecEnv):
             (non-negative, not all zero unless snapshots are set later; ``styles`` only in
             Classic); drawn per game at every hand.
         seed: seed of the deals (game ``i`` gets ``seed + i``) and of the draws.
-        reward: ``"score_diff"`` or ``"win_loss"``; reward_scale: reward per point.
+        reward: ``"score_diff"``, ``"win_loss"`` or ``"win_loss_score"`` (+1 / -1 / 0 plus
+            the score difference times ``reward_scale``); reward_scale: reward per point.
         max_decisions: decisions (all seats) after which a hand is truncated.
         starting_scores / starting_round: as :class:`canasta_env.raw_env`'s options.
 
@@ -101,8 +105,8 @@ class BatchedPartnershipVecEnv(VecEnv):
                              "use vec_env: subproc")
         if isinstance(num_games, bool) or not isinstance(num_games, int) or num_games < 1:
             raise ValueError(f"num_games must be an int >= 1, got {num_games!r}")
-        if reward not in ("score_diff", "win_loss"):
-            raise ValueError(f"reward must be 'score_diff' or 'win_loss', got {reward!r}")
+        if reward not in REWARDS:
+            raise ValueError(f"reward must be one of {', '.join(REWARDS)}, got {reward!r}")
         if isinstance(max_decisions, bool) or not (isinstance(max_decisions, int)
                                                    and max_decisions >= 1):
             raise ValueError(f"max_decisions must be an int >= 1, got {max_decisions!r}")
@@ -125,16 +129,18 @@ class BatchedPartnershipVecEnv(VecEnv):
                 not (np.isfinite(reward_scale) and reward_scale > 0):
             raise ValueError(f"reward_scale must be a positive finite number, got "
                              f"{reward_scale!r}")
-        # win_loss takes the sign of the unscaled score difference (a tiny reward_scale
-        # would underflow to 0 in float32)
+        # win_loss (and win_loss_score) take the sign of the unscaled score difference (a
+        # tiny reward_scale would underflow to 0 in float32); win_loss_score scales it here
         self.vg = VectorGames(num_games, self.rules, seed=seed,
-                              reward_scale=1.0 if reward == "win_loss" else reward_scale,
+                              reward_scale=reward_scale if reward == "score_diff" else 1.0,
                               starting_scores=starting_scores, starting_round=starting_round)
         obs_space = gym.spaces.Box(0.0, np.inf, (self.vg.obs_size,), np.float32)
         self.render_mode = None
         super().__init__(num_games, obs_space, gym.spaces.Discrete(self.vg.num_actions))
         self.variant = variant
         self.win_loss = reward == "win_loss"
+        # win_loss_score: the scale of the score difference added to the sign (else None)
+        self._score_scale = float(reward_scale) if reward == "win_loss_score" else None
         self.max_decisions = max_decisions
         self._weights = {RANDOM: float(pool.get("random", 0.0)),
                          HEURISTIC: float(pool.get("heuristic", 0.0)),
@@ -380,6 +386,8 @@ class BatchedPartnershipVecEnv(VecEnv):
         r = vg.rewards[self._rows, self.team]  # seat 0's column for team 0, seat 1's for 1
         if self.win_loss:
             r = np.sign(r)
+        elif self._score_scale is not None:
+            r = np.sign(r) + np.float32(self._score_scale) * r
         if active is None:
             self.hand_decisions += 1
         else:

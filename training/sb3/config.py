@@ -181,9 +181,10 @@ class TrainConfig(_Config):
     starting_scores: Literal["sample", "zero"] = Field(
         "sample", description="Classic: sample cumulative scores so all four opening minimums "
         "occur; Hand and Foot: sample the starting round (minimums 60/90/120/150)")
-    reward: Literal["score_diff", "win_loss"] = Field(
+    reward: Literal["score_diff", "win_loss", "win_loss_score"] = Field(
         "score_diff", description="score_diff: hand score difference * reward_scale; "
-        "win_loss: +1 / -1 / 0 for the hand")
+        "win_loss: +1 / -1 / 0 for the hand; win_loss_score: both added, +1 / -1 / 0 plus "
+        "the score difference * reward_scale (vec_env: batched only)")
     reward_scale: float = Field(0.001, gt=0, description="reward per point of score difference")
     max_decisions: int = Field(2000, ge=10)
     torch_threads: int = Field(1, ge=1, le=256, description="torch.set_num_threads: 1 when "
@@ -249,6 +250,9 @@ class TrainConfig(_Config):
                 raise ValueError("opponents.fixed needs vec_env: batched")
             if self.opponents.styles > 0:
                 raise ValueError("opponents.styles needs vec_env: batched")
+            if self.reward == "win_loss_score":
+                raise ValueError("reward: win_loss_score needs vec_env: batched (the "
+                                 "PettingZoo env's rewards are score_diff or win_loss)")
         else:
             from .batched import check_batched
 
