@@ -167,13 +167,14 @@ class Bot:
         # policy class handles by (policy, deal seed, hand number, seat), newest last
         self._seats: OrderedDict[tuple, Any] = OrderedDict()
         self._seats_lock = threading.Lock()
+        # the variant's name (None: not given), for the per-variant table and repr
+        self._variant = None if variant is None else rules_options(variant).variant
         if isinstance(policy, str):
             self.name = policy.strip()
             self.policy = load_policy(policy, variant=variant)
             if self.name.lower() in PER_VARIANT or is_level(self.name):
                 self._reference = True  # the variant's own policy, per variant
-                key = "classic" if variant is None else rules_options(variant).variant
-                self._by_variant[key] = self.policy
+                self._by_variant[self._variant or "classic"] = self.policy
         elif callable(getattr(policy, "act", None)):
             self.name = getattr(policy, "name", type(policy).__name__)
             self.policy = policy
@@ -182,8 +183,6 @@ class Bot:
         else:
             raise PolicySpecError(f"policy must be a spec string or an object with act(), "
                                   f"got {policy!r}")
-        # the variant's name, for repr (None: not given)
-        self._variant = None if variant is None else rules_options(variant).variant
 
     def policy_for(self, variant: Any) -> Any:
         """The policy this bot plays a game of ``variant`` with (a variant name, rules

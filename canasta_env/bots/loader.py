@@ -113,14 +113,8 @@ PER_VARIANT = ("reference", "search_reference", "apprentice")
 APPRENTICE_SUFFIX = "_apprentice.onnx"
 #: ``epsilon-heuristic:P``: the heuristic with a random move with probability ``P``
 EPSILON_PREFIX = "epsilon-heuristic:"
-
-
-def spec_names() -> str:
-    """The policy names a command line accepts, for its ``--help``: every name of
-    :data:`BUILTIN`, a level (:data:`~canasta_env.bots.levels.LEVEL_NAMES`),
-    ``epsilon-heuristic:P`` and ``style:NAME``."""
-    return (f"{', '.join(BUILTIN)}, a level ({', '.join(LEVEL_NAMES)}), {EPSILON_PREFIX}P, "
-            f"style:NAME (Classic)")
+#: ``style:NAME``: the heuristic in one of its playing styles (Classic)
+STYLE_PREFIX = "style:"
 REPO_ROOT = Path(__file__).resolve().parents[2]
 #: The folder of the shipped reference policy.
 REFERENCE_DIR = REPO_ROOT / "checkpoints" / "reference"
@@ -138,6 +132,14 @@ ZIP_HINT = ("MaskablePPO checkpoints (.zip) load through the training package: i
             "python -m training.serve / python -m training.play (canasta-serve / canasta-play); "
             "without torch use the checkpoint's ONNX export (python -m training.export_onnx)")
 _HINTS = {".onnx": ONNX_HINT, ".zip": ZIP_HINT}
+
+
+def spec_names() -> str:
+    """The policy names a command line accepts, for its ``--help``: every name of
+    :data:`BUILTIN`, a level (:data:`~canasta_env.bots.levels.LEVEL_NAMES`),
+    ``epsilon-heuristic:P`` and ``style:NAME``."""
+    return (f"{', '.join(BUILTIN)}, a level ({', '.join(LEVEL_NAMES)}), {EPSILON_PREFIX}P, "
+            f"{STYLE_PREFIX}NAME (Classic)")
 
 
 def variant_hint(error: BaseException, option: str = "--variant",
@@ -365,13 +367,13 @@ def _load_style(key: str, variant: Any) -> Policy:
 def _load(spec: str, variant: Any) -> Policy:
     if not isinstance(spec, str) or not spec.strip():
         raise PolicySpecError(f"a policy spec must be one of {', '.join(BUILTIN)}, "
-                              f"'style:<name>', '{EPSILON_PREFIX}P', a level "
+                              f"'{STYLE_PREFIX}<name>', '{EPSILON_PREFIX}P', a level "
                               f"({', '.join(LEVEL_NAMES)}), a policy file path (.onnx, .zip) "
                               f"or module:attribute, got {spec!r}")
     key = spec.strip()
     if is_level(key):  # a difficulty level: the variant's policy for it (canasta_env.bots.levels)
         return _load(level_spec(key, variant), variant)
-    if key.lower().startswith("style:") and not Path(key).exists():
+    if key.lower().startswith(STYLE_PREFIX) and not Path(key).exists():
         return _load_style(key, variant)
     from .outside import is_outside_spec, load_outside
 

@@ -306,6 +306,25 @@ def test_win_loss_survives_a_tiny_reward_scale_and_reset_replays_sides():
     assert np.array_equal(env.vg.observations, first[2])
     with pytest.raises(ValueError, match="reward_scale must be a positive finite number"):
         BatchedPartnershipVecEnv(2, reward="win_loss", reward_scale=float("nan"))
+    # win_loss_score takes its sign from the unscaled points too: +-1 plus a vanishing part
+    env = BatchedPartnershipVecEnv(16, "classic", {"random": 0.5, "heuristic": 0.5}, seed=4,
+                                   reward="win_loss_score", reward_scale=1e-50)
+    env.reset()
+    mixed = []
+    for _ in range(400):
+        env.step_async(env.action_masks().argmax(axis=1))
+        _, rew, done, _ = env.step_wait()
+        mixed += rew[done].tolist()
+    assert mixed == ends  # the same games, so the same signs
+
+
+def test_the_batched_env_takes_every_reward_a_config_offers():
+    from typing import get_args
+
+    from training.sb3.batched import REWARDS
+    from training.sb3.config import TrainConfig
+
+    assert get_args(TrainConfig.model_fields["reward"].annotation) == REWARDS
 
 
 def test_win_loss_score_is_the_sign_plus_the_scaled_score_difference():

@@ -638,9 +638,7 @@ def test_win_loss_reward_config_reaches_the_learner(tmp_path):
     bad.write_text("reward: points\n")
     with pytest.raises(ConfigError, match="reward"):
         load_config(bad)
-    bad.write_text("reward: win_loss_score\nvec_env: subproc\n")
-    with pytest.raises(ConfigError, match="reward: win_loss_score needs vec_env: batched"):
-        load_config(bad)
+
 
 
 def test_dagger_data_is_the_clones_positions_labelled_by_the_heuristic():
@@ -1145,3 +1143,27 @@ def test_seed_on_the_command_line_overrides_the_config(monkeypatch, tmp_path, mo
                          *extra]) == 2
         assert seen[-1] == expected
     assert expected == 0 and not ck.exists()
+
+
+def test_win_loss_score_config_reaches_the_batched_env(tmp_path):
+    """``reward: win_loss_score`` with ``vec_env: batched`` builds an env that rewards the
+    sign plus the scaled difference; any other ``vec_env`` is refused with one line."""
+    from training.sb3.batched import BatchedPartnershipVecEnv
+    from training.train import env_kwargs
+
+    cfg = TrainConfig(reward="win_loss_score", reward_scale=0.0005, vec_env="batched")
+    kw = env_kwargs(cfg)
+    assert kw["reward"] == "win_loss_score" and kw["reward_scale"] == 0.0005
+    env = BatchedPartnershipVecEnv(8, pool={"random": 1.0}, seed=3, **kw)
+    env.reset()
+    ends = []
+    for _ in range(300):
+        env.step_async(env.action_masks().argmax(axis=1))
+        _, rew, done, _ = env.step_wait()
+        ends += rew[done].tolist()
+    assert ends and all(abs(abs(r) - 1.0) < 0.0005 * 5000 for r in ends if r != 0.0)
+    assert any(abs(r) not in (0.0, 1.0) for r in ends)  # the points part is there
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("reward: win_loss_score\nvec_env: subproc\n")
+    with pytest.raises(ConfigError, match="reward: win_loss_score needs vec_env: batched"):
+        load_config(bad)

@@ -81,7 +81,8 @@ class BatchedPartnershipVecEnv(VecEnv):
             Classic); drawn per game at every hand.
         seed: seed of the deals (game ``i`` gets ``seed + i``) and of the draws.
         reward: ``"score_diff"``, ``"win_loss"`` or ``"win_loss_score"`` (+1 / -1 / 0 plus
-            the score difference times ``reward_scale``); reward_scale: reward per point.
+            the score difference times ``reward_scale``); reward_scale: reward per point
+            (unused by ``"win_loss"``, which is the sign of the unscaled difference).
         max_decisions: decisions (all seats) after which a hand is truncated.
         starting_scores / starting_round: as :class:`canasta_env.raw_env`'s options.
 
