@@ -423,3 +423,11 @@ def test_going_out_check_reads_classic_observations_only():
     check = mod.GoingOutCheck(net=None)
     with pytest.raises(ValueError, match="Classic observations"):
         check.act_batch(np.zeros((1, OBS_SIZE_HAND_AND_FOOT), np.float32), np.ones((1, 98)))
+
+
+def test_every_config_is_in_the_training_guide():
+    """Each file of configs/ has a row in docs/training.md's table of configs."""
+    guide = (ROOT / "docs" / "training.md").read_text()
+    missing = [p.name for p in sorted((ROOT / "configs").glob("*.yaml"))
+               if f"`configs/{p.name}`" not in guide]
+    assert missing == []

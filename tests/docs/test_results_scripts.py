@@ -226,3 +226,28 @@ def test_record_refuses_what_is_not_an_evaluation(tmp_path, monkeypatch, capsys,
         mod.main(["x.json", "t", str(ev)])
     assert e.value.code == 2 and message in capsys.readouterr().err
     assert not (tmp_path / "x.json").exists()
+
+
+def test_rule_validation_rebuilds_the_committed_table_and_reads_each_rule(tmp_path,
+                                                                          monkeypatch):
+    """docs/results/rule_validation.py, run on a copy of robustness.json, writes exactly the
+    committed ``reference_rule_validation`` (made from the recorded runs, not typed in);
+    its verdicts follow the rule; a missing run is refused with exit code 2."""
+    mod = load_script("docs/results/rule_validation.py")
+    committed = json.loads(mod.DATA.read_text())
+    data = tmp_path / "robustness.json"
+    data.write_text(mod.DATA.read_text())
+    monkeypatch.setattr(mod, "DATA", data)
+    assert mod.main() == 0
+    table = json.loads(data.read_text())["tables"]["reference_rule_validation"]
+    assert table == committed["tables"]["reference_rule_validation"]
+    verdicts = {row["cells"][0]: row["cells"][-1] for row in table["rows"]}
+    assert list(verdicts.values()) == ["-", "met / met / missed", "met / met / missed"]
+    # clause (3) is the one: the points run's mean win rate against random is 0.96875
+    points = [r["win_rate"] for r in committed["tables"]["validation_points"]["rows"]
+              if r["opponent"] == "random"]
+    assert sum(points) / 2 == pytest.approx(0.96875)
+    broken = json.loads(data.read_text())
+    del broken["tables"]["validation_panel_mixed"]
+    data.write_text(json.dumps(broken))
+    assert mod.main() == 2
