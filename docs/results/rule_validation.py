@@ -92,6 +92,8 @@ def main() -> int:
                  verdict]
         out.append({"cells": cells, "command": "; ".join(s["commands"]) +
                     " (and --seed 101, --b random)"})
+    for row in out[1:]:
+        print(f"{row['cells'][0]}: rule (1) / (2) / (3) {row['cells'][-1]}")
     tables["reference_rule_validation"] = {"columns": COLUMNS, "rows": out}
     DATA.write_text(json.dumps(data, indent=1) + "\n")
     print(f"{DATA.name}: reference_rule_validation written; now: python docs/results/tables.py")

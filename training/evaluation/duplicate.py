@@ -175,7 +175,7 @@ def play_match(a: str | Policy, b: str | Policy, deals: int, *, seed: int = 0,
     Args:
         a, b: policy specs or policy objects (objects need ``workers=1``); both are
             checked against ``variant`` before the first deal (``reference``: the
-            variant's reference policy, the heuristic while it has none).
+            variant's reference policy).
         games: whole games per episode instead of one hand.
         workers: processes (``spawn``); each loads its own policies from the specs and
             plays contiguous chunks of deals.

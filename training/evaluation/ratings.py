@@ -19,7 +19,7 @@ policy, best ordinal first, and each pair's win rate and mean score difference.
 
 Every policy is loaded and checked against ``--variant`` before the first deal
 (:func:`canasta_env.bots.loader.check_policy_variant`; ``reference`` is the variant's
-reference policy, the heuristic for Hand and Foot while it has none). Exit codes: 0 done,
+reference policy). Exit codes: 0 done,
 2 a bad option or policy (one line on stderr), 130 interrupted (Ctrl-C; nothing is rated).
 """
 
@@ -125,9 +125,9 @@ def main(argv: list[str] | None = None) -> int:
     p = ArgumentParser(prog="python -m training.ratings",
                        description="Round-robin openskill ratings of a policy pool.")
     p.add_argument("--policies", nargs="+", required=True,
-                   help=f"two or more of: {spec_names()}, policy file "
-                        "paths")
-    p.add_argument("--hands", type=positive_int, default=200, help="hands per pair (2 per deal)")
+                   help=f"two or more of: {spec_names()}, policy file paths, "
+                        "module:attribute (a policy class or object of your own)")
+    p.add_argument("--hands", type=positive_int, default=200, help="hands per pair (2 per deal; default 200)")
     p.add_argument("--variant", default="classic", choices=["classic", "hand_and_foot"])
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--workers", type=positive_int, default=1)
