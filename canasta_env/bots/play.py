@@ -38,7 +38,7 @@ from canasta_env.render import render_text
 
 from .bot import Bot
 from .levels import LEVEL_NAMES, is_level, level_spec
-from .loader import reference_note, registered_suffixes, variant_hint
+from .loader import EPSILON_PREFIX, STYLE_PREFIX, reference_note, registered_suffixes, variant_hint
 
 RELATIVE = ("you", "left", "partner", "right")
 QUIT = {"quit", "q", "exit"}
@@ -207,7 +207,7 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
                         f"heuristic, search, search_reference (the strongest in Classic), "
                         f"apprentice (Hand and Foot: between the heuristic and the reference), "
                         f"random, reference "
-                        f"(the variant's network), epsilon-heuristic:P, style:NAME (a Classic "
+                        f"(the variant's network), {EPSILON_PREFIX}P, {STYLE_PREFIX}NAME (a Classic "
                         f"playing style), {zip_note}, or module:attribute (a policy of your "
                         f"own)")
     p.add_argument("--seed", type=int, default=None, help="deal seed (random if omitted)")

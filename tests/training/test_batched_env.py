@@ -12,6 +12,7 @@ from canasta_env.aec import SCORE_BANDS
 from canasta_env.engine import preset
 from canasta_env.native import VectorGames, available
 from canasta_env.policies import HeuristicPolicy
+from tests.helpers.batched import end_rewards
 
 pytestmark = pytest.mark.skipif(not available, reason="the native core is not built")
 
@@ -295,11 +296,7 @@ def test_win_loss_survives_a_tiny_reward_scale_and_reset_replays_sides():
                                    reward="win_loss", reward_scale=1e-50)
     env.reset()
     first = (env.team.copy(), env.opponent_kind.copy(), env.vg.observations.copy())
-    ends = []
-    for _ in range(400):
-        env.step_async(env.action_masks().argmax(axis=1))
-        _, rew, done, _ = env.step_wait()
-        ends += rew[done].tolist()
+    ends = end_rewards(env, 400)
     assert ends and set(ends) <= {-1.0, 0.0, 1.0} and {-1.0, 1.0} <= set(ends)
     env.reset()
     assert np.array_equal(env.team, first[0]) and np.array_equal(env.opponent_kind, first[1])
@@ -309,13 +306,7 @@ def test_win_loss_survives_a_tiny_reward_scale_and_reset_replays_sides():
     # win_loss_score takes its sign from the unscaled points too: +-1 plus a vanishing part
     env = BatchedPartnershipVecEnv(16, "classic", {"random": 0.5, "heuristic": 0.5}, seed=4,
                                    reward="win_loss_score", reward_scale=1e-50)
-    env.reset()
-    mixed = []
-    for _ in range(400):
-        env.step_async(env.action_masks().argmax(axis=1))
-        _, rew, done, _ = env.step_wait()
-        mixed += rew[done].tolist()
-    assert mixed == ends  # the same games, so the same signs
+    assert end_rewards(env, 400) == ends  # the same games, so the same signs
 
 
 def test_the_batched_env_takes_every_reward_a_config_offers():
