@@ -67,6 +67,25 @@ SNAPSHOT = STYLE + len(STYLES)
 REWARDS = ("score_diff", "win_loss", "win_loss_score")
 
 
+def hand_reward(diff: np.ndarray, reward: str, reward_scale: float) -> np.ndarray:
+    """The reward for hands that ended with score difference ``diff`` (``float32 [B]``,
+    points, unscaled, from the rewarded partnership's side), for ``reward`` in
+    :data:`REWARDS`: ``score_diff`` ``reward_scale * diff``; ``win_loss`` its sign (+1 /
+    -1 / 0); ``win_loss_score`` the sign plus ``reward_scale * diff``. Returns ``float32
+    [B]``.
+
+    Raises:
+        ValueError: ``reward`` is not one of :data:`REWARDS`.
+    """
+    if reward == "win_loss":
+        return np.sign(diff)
+    if reward == "win_loss_score":
+        return np.sign(diff) + np.float32(reward_scale) * diff
+    if reward == "score_diff":
+        return np.float32(reward_scale) * diff
+    raise ValueError(f"reward must be one of {', '.join(REWARDS)}, got {reward!r}")
+
+
 class BatchedPartnershipVecEnv(VecEnv):
     """``num_games`` partnership games stepped in one process (see the module docstring).
 
@@ -386,9 +405,9 @@ class BatchedPartnershipVecEnv(VecEnv):
         vg = self.vg
         r = vg.rewards[self._rows, self.team]  # seat 0's column for team 0, seat 1's for 1
         if self.win_loss:
-            r = np.sign(r)
+            r = hand_reward(r, "win_loss", 1.0)
         elif self._score_scale is not None:
-            r = np.sign(r) + np.float32(self._score_scale) * r
+            r = hand_reward(r, "win_loss_score", self._score_scale)
         if active is None:
             self.hand_decisions += 1
         else:
@@ -529,6 +548,6 @@ def make_batched_env(games: int, variant: str, pool: dict[str, float], seed: int
                                     starting_round=rnd, **kw)
 
 
-__all__: Sequence[str] = ("BatchedPartnershipVecEnv", "check_batched", "heuristic_actions",
-                          "make_batched_env",
+__all__: Sequence[str] = ("BatchedPartnershipVecEnv", "check_batched", "hand_reward",
+                          "heuristic_actions", "make_batched_env", "REWARDS",
                           "RANDOM", "HEURISTIC", "SELF", "SNAPSHOT")

@@ -161,6 +161,10 @@ class PretrainConfig(_Config):
         None, gt=0, description="refit learning rate of the last round (geometric steps in "
         "between); default: the same as dagger_learning_rate (a single round uses "
         "dagger_learning_rate)")
+    value_returns: Literal["score_diff", "reward"] = Field(
+        "score_diff", description="what the value head is fitted to in the warm start: "
+        "score_diff, the hand's score difference * reward_scale; reward, the hand reward PPO "
+        "trains on (the config's reward)")
 
 
 class TrainConfig(_Config):

@@ -37,29 +37,40 @@ def _returns(reward: float, n: int, gamma: float) -> list[float]:
 
 
 def collect(decisions: int, seed: int, gamma: float, progress: bool = False,
-            games: int = 64, **env_kwargs):
+            games: int = 64, returns: str = "score_diff", **env_kwargs):
     """Heuristic self-play data, ``games`` hands played side by side on the native core
     (:class:`canasta_env.native.VectorGames`; the heuristic decides every game's seat on
     turn in one batch), with a progress bar on stderr with ``progress``.
 
-    ``env_kwargs`` are :func:`training.sb3.train.env_kwargs`' (variant, reward_scale,
-    max_decisions, starting_scores or starting_round; the reward mode is ignored: returns
-    are score differences). The same arguments give the same data.
+    ``returns`` is the hand reward the value head is fitted to, one of
+    :data:`training.sb3.batched.REWARDS` (:func:`~training.sb3.batched.hand_reward`; the
+    config's ``pretrain.value_returns``). ``env_kwargs`` are
+    :func:`training.sb3.train.env_kwargs`' (variant, reward_scale, max_decisions,
+    starting_scores or starting_round; their reward mode is ignored: ``returns`` says).
+    The same arguments give the same data.
 
     Returns:
         ``(obs float32 [N, obs size], masks bool [N, A], actions int64 [N],
         returns float32 [N])`` with N >= ``decisions`` (whole hands, in the order they
         finished); returns are the deciding partnership's hand reward discounted by
         ``gamma`` per decision of the hand.
+
+    Raises:
+        ValueError: ``returns`` is not one of the rewards.
     """
     from canasta_env.engine import preset
     from canasta_env.native import VectorGames
 
-    from .batched import heuristic_actions
+    from .batched import REWARDS, hand_reward, heuristic_actions
 
+    if returns not in REWARDS:
+        raise ValueError(f"returns must be one of {', '.join(REWARDS)}, got {returns!r}")
     kw = dict(env_kwargs)
+    scale = kw.get("reward_scale", 0.001)
+    # score_diff: the native core scales the difference (the warm start's figures as
+    # recorded); the other rewards start from the unscaled difference, as the env does
     vg = VectorGames(games, preset(kw.get("variant", "classic")), seed=seed * 100_003,
-                     reward_scale=kw.get("reward_scale", 0.001),
+                     reward_scale=scale if returns == "score_diff" else 1.0,
                      starting_scores=kw.get("starting_scores", (0, 0)),
                      starting_round=kw.get("starting_round", 1))
     max_decisions = kw.get("max_decisions", 2000)
@@ -85,6 +96,8 @@ def collect(decisions: int, seed: int, gamma: float, progress: bool = False,
                 over.append(i)  # truncated: dropped, as the env's truncation
         for i in np.flatnonzero(vg.dones):
             r0 = float(vg.rewards[i, 0])
+            if returns != "score_diff":
+                r0 = float(hand_reward(np.float32(r0), returns, scale))
             n = len(open_act[i])
             obs.extend(open_obs[i])
             masks.extend(open_mask[i])
@@ -104,7 +117,7 @@ def collect(decisions: int, seed: int, gamma: float, progress: bool = False,
 
 
 def collect_on_policy(model, decisions: int, seed: int, gamma: float, progress: bool = False,
-                      games: int = 64, **env_kwargs):
+                      games: int = 64, returns: str = "score_diff", **env_kwargs):
     """Positions the model reaches, labelled with the heuristic's actions (DAgger data).
 
     The model (deterministic: the most likely legal action, one forward per batch of
@@ -118,14 +131,15 @@ def collect_on_policy(model, decisions: int, seed: int, gamma: float, progress: 
         returns float32 [N], agreement)`` with N >= ``decisions`` (whole hands); returns
         are the model partnership's hand reward discounted by ``gamma`` per decision;
         ``agreement`` is the fraction of those decisions where the model chose the
-        heuristic's action. Hands cut by ``max_decisions`` are left out.
+        heuristic's action. Hands cut by ``max_decisions`` are left out. ``returns``
+        names the hand reward, as in :func:`collect`.
     """
     import torch
 
     from .batched import heuristic_actions, make_batched_env
 
     kw = dict(env_kwargs)
-    kw["reward"] = "score_diff"
+    kw["reward"] = returns
     env = make_batched_env(games, kw.get("variant", "classic"),
                            {"random": 0.5, "heuristic": 0.5}, seed, kw)
     teacher = HeuristicPolicy()
@@ -179,11 +193,11 @@ def dagger_learning_rates(rounds: int, first: float, last: float | None = None) 
 
 def dagger(model, data, rounds: int, decisions: int, epochs: int, batch_size: int,
            learning_rate: float, seed: int, gamma: float, final_learning_rate: float | None = None,
-           progress: bool = False, **env_kwargs) -> dict:
+           progress: bool = False, returns: str = "score_diff", **env_kwargs) -> dict:
     """``rounds`` rounds of DAgger after :func:`behaviour_clone`: each round collects
     ``decisions`` positions of the model's own play labelled by the heuristic
-    (:func:`collect_on_policy`), adds them to ``data`` and refits for ``epochs`` epochs
-    (learning rates from :func:`dagger_learning_rates`).
+    (:func:`collect_on_policy`, value targets the ``returns`` reward), adds them to ``data``
+    and refits for ``epochs`` epochs (learning rates from :func:`dagger_learning_rates`).
 
     Returns:
         ``{"dagger_agreement_<k>": agreement of round k's play with the heuristic, ...,
@@ -194,7 +208,8 @@ def dagger(model, data, rounds: int, decisions: int, epochs: int, batch_size: in
     rates = dagger_learning_rates(rounds, learning_rate, final_learning_rate)
     for k in range(rounds):
         *new, agreement = collect_on_policy(model, decisions, seed * 7919 + 104_729 * (k + 1),
-                                            gamma, progress=progress, **env_kwargs)
+                                            gamma, progress=progress, returns=returns,
+                                            **env_kwargs)
         out[f"dagger_agreement_{k}"] = agreement
         parts.append(new)
         merged = tuple(np.concatenate([p[i] for p in parts]) for i in range(4))

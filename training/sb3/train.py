@@ -156,8 +156,9 @@ def _warm_start(cfg: TrainConfig, model, resume: str | None) -> dict | None:
     from .pretrain import behaviour_clone, collect
 
     t0 = time.perf_counter()
+    returns = cfg.reward if cfg.pretrain.value_returns == "reward" else "score_diff"
     data = collect(cfg.pretrain.decisions, cfg.seed, cfg.ppo.gamma,
-                   progress=cfg.progress_bar, **env_kwargs(cfg))
+                   progress=cfg.progress_bar, returns=returns, **env_kwargs(cfg))
     print(f"warm start: {len(data[2])} heuristic decisions recorded in "
           f"{time.perf_counter() - t0:.0f} s", flush=True)
     t0 = time.perf_counter()
@@ -175,7 +176,7 @@ def _warm_start(cfg: TrainConfig, model, resume: str | None) -> dict | None:
             cfg.pretrain.dagger_epochs, cfg.pretrain.batch_size,
             cfg.pretrain.dagger_learning_rate, cfg.seed, cfg.ppo.gamma,
             final_learning_rate=cfg.pretrain.dagger_final_learning_rate,
-            progress=cfg.progress_bar, **env_kwargs(cfg)))
+            progress=cfg.progress_bar, returns=returns, **env_kwargs(cfg)))
     return pretrain
 
 
