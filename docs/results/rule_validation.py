@@ -8,7 +8,8 @@ For each NAME of :data:`RUNS`, robustness.json holds ``validation_NAME`` (the
 ``training.evaluate --json`` rows against the heuristic and random on seeds 100 / 101,
 recorded with record.py) and ``validation_panel_NAME`` (``training.evaluation.panel
 --json`` on seed 100, the six styles, baseline heuristic). The rule, from each
-candidate's config (configs/classic_reference_points.yaml, configs/classic_reference_mixed.yaml):
+candidate's config (configs/classic_reference_points.yaml, configs/classic_reference_mixed.yaml,
+configs/classic_reference_points_random.yaml):
 it replaces the shipped reference if (1) it is better than the heuristic against at least
 as many styles and its smallest paired difference is larger, (2) its mean win rate against
 the heuristic is at least the shipped's minus 0.01, (3) its mean win rate against random is
@@ -28,6 +29,7 @@ RUNS = {
     "shipped": "shipped reference (58.3M steps, win/loss)",
     "points": "score_diff run (66.3M)",
     "mixed": "win_loss_score run (66.3M)",
+    "points_random": "score_diff run, then random-heavy (70.3M)",
 }
 COLUMNS = ["policy", "styles where better than the heuristic (seed 100)",
            "smallest paired difference (95% CI), style", "vs heuristic, seeds 100 / 101 (mean)",

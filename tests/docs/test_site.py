@@ -166,6 +166,8 @@ def test_every_results_table_is_what_the_script_makes_from_its_data():
     r = subprocess.run([sys.executable, str(RESULTS / "tables.py"), "--check"], cwd=ROOT,
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 0 and r.stderr == "", r.stderr
+    count = sum(len(tables.tables(page)) for page in tables.pages())
+    assert r.stdout == f"ok: all {count} generated tables match their data\n"
 
 
 def test_an_evaluation_row_is_formatted_from_its_figures():
