@@ -73,10 +73,14 @@ def env_kwargs(cfg: TrainConfig) -> dict:
 
 
 def policy_kwargs(cfg: TrainConfig) -> dict:
-    """MaskablePPO ``policy_kwargs`` of a config: ``net_arch`` and, with
+    """MaskablePPO ``policy_kwargs`` of a config: ``net_arch`` (SB3's ``{"pi": [...], "vf":
+    [...]}`` when ``ppo.vf_arch`` sizes the value network apart) and, with
     ``ppo.features: card_classes``, the :class:`training.sb3.features.CardClassFeatures`
     extractor."""
-    kw: dict = {"net_arch": list(cfg.ppo.net_arch)}
+    arch: list | dict = list(cfg.ppo.net_arch)
+    if cfg.ppo.vf_arch is not None:
+        arch = {"pi": list(cfg.ppo.net_arch), "vf": list(cfg.ppo.vf_arch)}
+    kw: dict = {"net_arch": arch}
     if cfg.ppo.features == "card_classes":
         from .features import CardClassFeatures
 
@@ -86,14 +90,22 @@ def policy_kwargs(cfg: TrainConfig) -> dict:
     return kw
 
 
+def _arch(net_arch) -> tuple[list[int], list[int]]:
+    """SB3's ``net_arch`` (a list for both networks, or ``{"pi": ..., "vf": ...}``) as the
+    policy's and the value network's hidden sizes."""
+    if isinstance(net_arch, dict):
+        return list(net_arch.get("pi", [])), list(net_arch.get("vf", []))
+    return list(net_arch), list(net_arch)
+
+
 def network_mismatch(model, cfg: TrainConfig) -> str:
     """How ``model``'s network differs from the one ``cfg`` builds (``net_arch``, the
     features extractor and its kwargs); ``""`` when it does not."""
     have = model.policy_kwargs or {}
     want = policy_kwargs(cfg)
     diffs = []
-    if list(have.get("net_arch", [])) != want["net_arch"]:
-        diffs.append(f"net_arch {list(have.get('net_arch', []))} vs {want['net_arch']}")
+    if _arch(have.get("net_arch", [])) != _arch(want["net_arch"]):
+        diffs.append(f"net_arch {have.get('net_arch', [])} vs {want['net_arch']}")
     have_ext = getattr(have.get("features_extractor_class"), "__name__", "FlattenExtractor")
     want_ext = getattr(want.get("features_extractor_class"), "__name__", "FlattenExtractor")
     if have_ext != want_ext:
