@@ -47,6 +47,24 @@ Precision = Literal["fp32", "bf16"]
 Requested = Literal["fp32", "bf16", "auto"]
 #: a masked action's logit (sb3-contrib's MaskableCategorical uses the same)
 HUGE_NEG = -1e8
+#: the lowest Gumbel noise :func:`gumbel_noise` gives: far below any legal action's
+#: log-probability plus noise, far above a masked action's (``HUGE_NEG``)
+GUMBEL_FLOOR = -1e4
+
+
+def gumbel_noise(like: torch.Tensor) -> torch.Tensor:
+    """Standard Gumbel noise of ``like``'s shape and dtype, ``-log(-log(u))`` for uniform
+    ``u``, for sampling by the Gumbel-max trick (``argmax(logits + noise)``).
+
+    torch's CPU float32 uniform draws are multiples of 2^-24 in [0, 1), so about once in
+    16.8 million draws ``u`` is exactly 0 and the noise ``-inf``. On the only legal
+    action of a row that made a masked action win the argmax, and the env refused it
+    (``IllegalActionError``). The noise is floored at :data:`GUMBEL_FLOOR` (-1e4): an
+    action whose draw was 0 still loses to every other legal action, as before, and
+    always beats a masked one. Every other draw is unchanged (the smallest nonzero draw
+    gives about -2.8)."""
+    u = torch.rand_like(like, dtype=torch.float32)  # float32 draws (never 1) whatever like is
+    return (-torch.log(-torch.log(u))).clamp_min_(GUMBEL_FLOOR)
 
 
 def bf16_available() -> bool:
@@ -260,8 +278,7 @@ class MixedPrecisionPolicy(MaskableActorCriticPolicy):
         if deterministic:
             actions = log_probs.argmax(dim=-1)
         else:
-            gumbel = -torch.log(-torch.log(torch.rand_like(log_probs)))
-            actions = (log_probs + gumbel).argmax(dim=-1)
+            actions = (log_probs + gumbel_noise(log_probs)).argmax(dim=-1)
         log_prob = log_probs.gather(-1, actions.unsqueeze(-1)).squeeze(-1)
         return actions.reshape((-1, *self.action_space.shape)), values, log_prob
 
@@ -295,8 +312,7 @@ def sample_masked(policy, obs: torch.Tensor, masks: torch.Tensor) -> torch.Tenso
         features = BaseModel.extract_features(policy, obs, policy.pi_features_extractor)
     logits = policy.action_net(policy.mlp_extractor.forward_actor(features)).float()
     logits = logits.masked_fill(~masks, HUGE_NEG)
-    gumbel = -torch.log(-torch.log(torch.rand_like(logits)))
-    return (logits + gumbel).argmax(dim=-1)
+    return (logits + gumbel_noise(logits)).argmax(dim=-1)
 
 
 def fuse_adam(optimizer) -> None:
@@ -331,5 +347,6 @@ def set_precision(policy, precision: Precision) -> None:
 
 
 __all__ = ["MixedPrecisionPolicy", "MixedMlpExtractor", "set_precision", "sample_masked",
+           "gumbel_noise", "GUMBEL_FLOOR", "HUGE_NEG",
            "fuse_adam", "bf16_speedup", "AUTO_MIN_SPEEDUP",
            "bf16_available", "resolve_precision", "bf16_fast", "Precision", "Requested"]

@@ -23,7 +23,7 @@ import torch
 from stable_baselines3.common.torch_layers import FlattenExtractor
 
 from .features import CardClassFeatures
-from .precision import HUGE_NEG
+from .precision import HUGE_NEG, gumbel_noise
 
 _ACTIVATIONS = (torch.nn.Tanh, torch.nn.ReLU)
 
@@ -155,8 +155,7 @@ class StackedActors:
         legal = torch.as_tensor(masks[index]).bool()
         with torch.no_grad():
             logits = self.logits(obs).masked_fill(~legal, HUGE_NEG)
-            gumbel = -torch.log(-torch.log(torch.rand_like(logits)))
-            acts = (logits + gumbel).argmax(dim=-1).numpy()
+            acts = (logits + gumbel_noise(logits)).argmax(dim=-1).numpy()
         return [acts[s, :len(g)] for s, g in enumerate(groups)]
 
 
