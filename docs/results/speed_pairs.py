@@ -1,6 +1,6 @@
 """Builds a table of training-speed runs taken in turns (a config against the default on
 the same instance) from ``python -m training.benchmark --json`` outputs kept in
-``benchmark_runs/``, with the ratio of the configs' mean learner steps per second.
+``benchmark_runs/``, with each pair's ratio and the ratio of the configs' means.
 
     python -m training.benchmark --json > docs/results/benchmark_runs/NAME_1.json
     python -m training.benchmark --json --config configs/OTHER.yaml > docs/results/benchmark_runs/NAME_2.json
@@ -10,67 +10,56 @@ the same instance) from ``python -m training.benchmark --json`` outputs kept in
 
 One row per file in the order given (the order they ran): its config,
 ``ppo_env_steps_per_s``, ``update_samples_per_s``, ``ppo_update_share`` and the plain
-MLP's update in the run's precision (how fast the instance itself was), the command that
-wrote the file; then one row per config with its mean steps per second and its ratio to the
-first config's. Exit codes: 0 written, 2 a bad argument or file (one line on stderr).
+MLP's update in the run's precision (a plain MLP of the config's own widths: it moves with
+the instance's speed, and with the config when the config changes the widths), the command
+that wrote the file, and for every second file its ratio to the file before it; then one
+row per config with its mean steps per second and its ratio to the first config's. Each
+file is checked as ``training_speed.py`` checks it (the same function). Exit codes: 0
+written, 2 a bad argument or file (one line on stderr).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import math
 import re
 import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
-NEEDED = ("config", "ppo_env_steps_per_s", "update_samples_per_s", "ppo_update_share",
-          "precision")
+sys.path.insert(0, str(HERE))
+from training_speed import RUNS, RecordError, read_run, write_atomic  # noqa: E402
+
 COLUMNS = ["run", "config", "learner steps/s (`ppo_env_steps_per_s`)",
-           "update samples/s", "update share of the wall time",
-           "plain MLP's update, same precision (samples/s)"]
+           "ratio to the run before", "update samples/s", "update share of the wall time",
+           "plain MLP's update, same precision and widths (samples/s)"]
 
 
-def _read(path: Path) -> dict:
-    try:
-        out = json.loads(path.read_text())
-    except (OSError, ValueError) as e:
-        raise ValueError(f"{path}: not a benchmark's JSON output ({e})") from e
-    for k in NEEDED:
-        if k not in out:
-            raise ValueError(f"{path}: no field {k!r} (not a training.benchmark --json output)")
-    for k in NEEDED[1:4]:
-        if not (isinstance(out[k], (int, float)) and math.isfinite(out[k]) and out[k] > 0):
-            raise ValueError(f"{path}: {k} is not a positive number: {out[k]!r}")
-    return out
-
-
-RUNS = HERE / "benchmark_runs"
-
-
-def table(files: list[Path]) -> dict:
+def table(files: list[Path], runs_dir: Path = RUNS) -> dict:
     """The table's data from the benchmark outputs ``files`` (in the order they ran), each
-    kept in ``benchmark_runs/``.
+    kept in ``runs_dir``.
 
     Raises:
-        ValueError: a file is outside ``benchmark_runs/`` or not a benchmark output, or the
+        RecordError: a file is outside ``runs_dir`` or fails :func:`read_run`, or the
             files hold fewer than two configs.
     """
     for f in files:
-        if f.resolve().parent != RUNS:
-            raise ValueError(f"{f}: keep the benchmark outputs in docs/results/benchmark_runs/")
-    runs = [(f, _read(f)) for f in files]
+        if f.resolve().parent != runs_dir.resolve():
+            raise RecordError(f"{f}: keep the benchmark outputs in docs/results/benchmark_runs/")
+    runs = [(f, read_run(f)) for f in files]
     configs = list(dict.fromkeys(r["config"] for _, r in runs))
     if len(configs) < 2:
-        raise ValueError("the files hold one config only: nothing to compare")
+        raise RecordError("the files hold one config only: nothing to compare")
     rows = []
-    for i, (f, r) in enumerate(runs, 1):
-        plain = r.get("plain_mlp_same_precision_samples_per_s", r.get("peer_update_samples_per_s"))
-        cells = [str(i), f"`{r['config']}`", f"{r['ppo_env_steps_per_s']:,.0f}",
+    for i, (f, r) in enumerate(runs):
+        plain = r.get("plain_mlp_same_precision_samples_per_s", r["peer_update_samples_per_s"])
+        ratio = ""
+        if i % 2 == 1:
+            ratio = f"{r['ppo_env_steps_per_s'] / runs[i - 1][1]['ppo_env_steps_per_s']:.3f}x"
+        cells = [str(i + 1), f"`{r['config']}`", f"{r['ppo_env_steps_per_s']:,.0f}", ratio,
                  f"{r['update_samples_per_s']:,.0f} ({r['precision']})",
-                 f"{r['ppo_update_share']:.3f}", "-" if plain is None else f"{plain:,.0f}"]
+                 f"{r['ppo_update_share']:.3f}", f"{plain:,.0f}"]
         rel = f.resolve().relative_to(ROOT)
         rows.append({"cells": cells, "command": f"python -m training.benchmark --json "
                      f"--config {r['config']} > {rel}"})
@@ -79,34 +68,37 @@ def table(files: list[Path]) -> dict:
     for c in configs:
         n = sum(1 for _, r in runs if r["config"] == c)
         rows.append({"cells": [f"mean of {n}", f"`{c}`", f"{means[c]:,.0f}",
-                               f"{means[c] / means[configs[0]]:.2f}x the first config's",
-                               "", ""],
+                               f"{means[c] / means[configs[0]]:.3f}x the first config's mean",
+                               "", "", ""],
                      "command": "python docs/results/speed_pairs.py (above)"})
     return {"columns": COLUMNS, "rows": rows}
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, folder: Path = HERE) -> int:
     p = argparse.ArgumentParser(prog="python docs/results/speed_pairs.py",
                                 description=__doc__.split("\n")[0])
     p.add_argument("--data", required=True, help="a JSON data file beside this script")
     p.add_argument("--table", required=True, help="the table's name in it")
     p.add_argument("files", nargs="+", type=Path, help="benchmark outputs, in the order run")
     args = p.parse_args(argv)
-    data_path = HERE / args.data
+    data_path = folder / args.data
     try:
         if not re.fullmatch(r"[\w-]+", args.table):
-            raise ValueError(f"--table: letters, digits, '_' or '-', got {args.table!r}")
-        if data_path.parent != HERE or not data_path.is_file():
-            raise ValueError(f"--data {args.data}: no such data file beside this script")
+            raise RecordError(f"--table: letters, digits, '_' or '-', got {args.table!r}")
+        if data_path.parent != folder or not data_path.is_file():
+            raise RecordError(f"--data {args.data}: no such data file beside this script")
         spec = table(args.files)
-        data = json.loads(data_path.read_text())
-    except ValueError as e:
+        try:
+            data = json.loads(data_path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+            raise RecordError(f"--data {args.data}: not a readable JSON file ({e})") from None
+        if not isinstance(data, dict) or not isinstance(data.get("tables"), dict):
+            raise RecordError(f"--data {args.data}: not a results data file (no \"tables\")")
+    except RecordError as e:
         print(f"{p.prog}: error: {e}", file=sys.stderr)
         return 2
     data["tables"][args.table] = spec
-    tmp = data_path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(data, indent=1, allow_nan=False) + "\n")
-    tmp.replace(data_path)
+    write_atomic(data_path, data)
     print(f"{args.data}: table {args.table} written; now: python docs/results/tables.py")
     return 0
 

@@ -254,21 +254,30 @@ def test_rule_validation_rebuilds_the_committed_table_and_reads_each_rule(tmp_pa
     assert mod.main() == 2
 
 
+
 VF_RUNS = ["2026-12-05_vf_default_1.json", "2026-12-05_vf_vf128_1.json",
            "2026-12-05_vf_default_2.json", "2026-12-05_vf_vf128_2.json"]
 
 
-def test_speed_pairs_rebuilds_the_committed_table(tmp_path, monkeypatch):
+def test_speed_pairs_rebuilds_the_committed_table():
     """docs/results/speed_pairs.py makes the committed ``vf128_speed`` table from the kept
-    benchmark outputs: each run's figures and the configs' mean ratio."""
+    benchmark outputs: each run's figures, each pair's ratio, the configs' mean ratio."""
     mod = load_script("docs/results/speed_pairs.py")
     runs = [mod.RUNS / name for name in VF_RUNS]
     committed = json.loads((mod.HERE / "experiments.json").read_text())["tables"]["vf128_speed"]
     assert mod.table(runs) == committed
     rates = [json.loads(f.read_text())["ppo_env_steps_per_s"] for f in runs]
+    rows = committed["rows"]
+    assert rows[0]["cells"][2] == f"{rates[0]:,.0f}" and rows[0]["cells"][3] == ""
+    assert rows[1]["cells"][3] == f"{rates[1] / rates[0]:.3f}x"
+    assert rows[3]["cells"][3] == f"{rates[3] / rates[2]:.3f}x"
     ratio = (rates[1] + rates[3]) / (rates[0] + rates[2])
-    assert committed["rows"][-1]["cells"][3] == f"{ratio:.2f}x the first config's"
-    assert committed["rows"][0]["cells"][2] == f"{rates[0]:,.0f}"
+    assert rows[-1]["cells"][3] == f"{ratio:.3f}x the first config's mean"
+
+
+def _data_copy(mod, tmp_path):
+    (tmp_path / "experiments.json").write_text((mod.HERE / "experiments.json").read_text())
+    return tmp_path / "experiments.json"
 
 
 @pytest.mark.parametrize("case, message", [
@@ -276,35 +285,46 @@ def test_speed_pairs_rebuilds_the_committed_table(tmp_path, monkeypatch):
     ("outside", "keep the benchmark outputs in docs/results/benchmark_runs/"),
     ("table", "--table: letters, digits, '_' or '-', got 'a b'"),
     ("data", "--data nope.json: no such data file beside this script"),
+    ("not_results", "--data experiments.json: not a results data file"),
 ])
 def test_speed_pairs_refuses_what_it_cannot_compare(tmp_path, capsys, case, message):
     mod = load_script("docs/results/speed_pairs.py")
     runs = [str(mod.RUNS / name) for name in VF_RUNS]
+    data = _data_copy(mod, tmp_path)
+    if case == "not_results":
+        data.write_text("[1, 2]")
     outside = tmp_path / "x.json"
     outside.write_text((mod.RUNS / VF_RUNS[0]).read_text())
     args = {"one_config": ["--data", "experiments.json", "--table", "t", runs[0], runs[2]],
             "outside": ["--data", "experiments.json", "--table", "t", str(outside), runs[1]],
             "table": ["--data", "experiments.json", "--table", "a b", *runs],
-            "data": ["--data", "nope.json", "--table", "t", *runs]}[case]
-    before = (mod.HERE / "experiments.json").read_text()
-    assert mod.main(args) == 2
+            "data": ["--data", "nope.json", "--table", "t", *runs],
+            "not_results": ["--data", "experiments.json", "--table", "t", *runs]}[case]
+    before = data.read_text()
+    assert mod.main(args, folder=tmp_path) == 2
     assert message in capsys.readouterr().err
-    assert (mod.HERE / "experiments.json").read_text() == before
+    assert data.read_text() == before
 
 
-def test_speed_pairs_refuses_a_file_that_is_not_a_benchmark_output(tmp_path, monkeypatch):
+def test_speed_pairs_writes_its_table_and_keeps_the_others(tmp_path, capsys):
     mod = load_script("docs/results/speed_pairs.py")
-    monkeypatch.setattr(mod, "RUNS", tmp_path)
-    good = json.loads((mod.HERE / "benchmark_runs" / VF_RUNS[0]).read_text())
+    data = _data_copy(mod, tmp_path)
+    before = json.loads(data.read_text())["tables"]
+    assert mod.main(["--data", "experiments.json", "--table", "t2",
+                     *[str(mod.RUNS / n) for n in VF_RUNS]], folder=tmp_path) == 0
+    after = json.loads(data.read_text())["tables"]
+    assert after.pop("t2") == before["vf128_speed"] and after == before
+
+
+def test_speed_pairs_checks_each_file_as_training_speed_does(tmp_path):
+    mod = load_script("docs/results/speed_pairs.py")
+    good = json.loads((mod.RUNS / VF_RUNS[0]).read_text())
     (tmp_path / "a.json").write_text(json.dumps(good))
-    (tmp_path / "b.json").write_text(json.dumps({**good, "config": "x.yaml",
+    (tmp_path / "b.json").write_text(json.dumps({**good, "config": "configs/x.yaml",
                                                  "ppo_env_steps_per_s": float("nan")}))
     (tmp_path / "c.json").write_text("{")
-    with pytest.raises(ValueError, match="ppo_env_steps_per_s is not a positive number"):
-        mod.table([tmp_path / "a.json", tmp_path / "b.json"])
-    with pytest.raises(ValueError, match="not a benchmark's JSON output"):
-        mod.table([tmp_path / "a.json", tmp_path / "c.json"])
-    del good["update_samples_per_s"]
-    (tmp_path / "d.json").write_text(json.dumps({**good, "config": "x.yaml"}))
-    with pytest.raises(ValueError, match="no field 'update_samples_per_s'"):
-        mod.table([tmp_path / "a.json", tmp_path / "d.json"])
+    (tmp_path / "d.json").write_text("3")
+    for bad, message in (("b", "ppo_env_steps_per_s must be a finite number > 0, got nan"),
+                         ("c", "not a readable JSON file"), ("d", "not one JSON object")):
+        with pytest.raises(mod.RecordError, match=message):
+            mod.table([tmp_path / "a.json", tmp_path / f"{bad}.json"], runs_dir=tmp_path)

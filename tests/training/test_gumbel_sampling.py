@@ -24,7 +24,6 @@ def _policy(seed: int) -> MixedPrecisionPolicy:
 @pytest.fixture
 def zero_on_the_legal_action(monkeypatch):
     """Every uniform draw is 0.5 but the legal action's, which is exactly 0."""
-    real = torch.rand_like
 
     def fake(like, *a, **k):
         u = torch.full_like(like, 0.5, dtype=torch.float32)
@@ -32,8 +31,6 @@ def zero_on_the_legal_action(monkeypatch):
         return u
 
     monkeypatch.setattr(torch, "rand_like", fake)
-    yield
-    monkeypatch.setattr(torch, "rand_like", real)
 
 
 def _batch(rows: int = 6):

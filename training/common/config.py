@@ -89,7 +89,8 @@ class PPOSettings(_Config):
     ent_coef: float = Field(0.01, ge=0)
     vf_coef: float = Field(0.5, ge=0)
     max_grad_norm: float = Field(0.5, gt=0)
-    net_arch: list[int] = Field([256, 256], description="hidden layer sizes (policy and value)")
+    net_arch: list[int] = Field([256, 256], description="hidden layer sizes (policy and value; "
+                                "MaskablePPO's ppo.vf_arch may size the value network apart)")
 
 
 def load_yaml_model(path: str | Path, model: type[BaseModel], **overrides) -> BaseModel:

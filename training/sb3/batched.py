@@ -67,6 +67,21 @@ SNAPSHOT = STYLE + len(STYLES)
 REWARDS = ("score_diff", "win_loss", "win_loss_score")
 
 
+def check_reward(reward: str) -> None:
+    """Raises ``ValueError`` naming the choices unless ``reward`` is one of
+    :data:`REWARDS`."""
+    if reward not in REWARDS:
+        raise ValueError(f"reward must be one of {', '.join(REWARDS)}, got {reward!r}")
+
+
+def native_reward_scale(reward: str, reward_scale: float) -> float:
+    """The ``reward_scale`` to give :class:`canasta_env.native.VectorGames` for ``reward``:
+    ``score_diff`` has the core scale the difference; the others read the unscaled
+    difference (a tiny scale would underflow to 0 in float32) and :func:`hand_reward`
+    scales it."""
+    return reward_scale if reward == "score_diff" else 1.0
+
+
 def hand_reward(diff: np.ndarray, reward: str, reward_scale: float) -> np.ndarray:
     """The reward for hands that ended with score difference ``diff`` (``float32 [B]``,
     points, unscaled, from the rewarded partnership's side), for ``reward`` in
@@ -81,9 +96,8 @@ def hand_reward(diff: np.ndarray, reward: str, reward_scale: float) -> np.ndarra
         return np.sign(diff)
     if reward == "win_loss_score":
         return np.sign(diff) + np.float32(reward_scale) * diff
-    if reward == "score_diff":
-        return np.float32(reward_scale) * diff
-    raise ValueError(f"reward must be one of {', '.join(REWARDS)}, got {reward!r}")
+    check_reward(reward)
+    return np.float32(reward_scale) * diff
 
 
 class BatchedPartnershipVecEnv(VecEnv):
@@ -125,8 +139,7 @@ class BatchedPartnershipVecEnv(VecEnv):
                              "use vec_env: subproc")
         if isinstance(num_games, bool) or not isinstance(num_games, int) or num_games < 1:
             raise ValueError(f"num_games must be an int >= 1, got {num_games!r}")
-        if reward not in REWARDS:
-            raise ValueError(f"reward must be one of {', '.join(REWARDS)}, got {reward!r}")
+        check_reward(reward)
         if isinstance(max_decisions, bool) or not (isinstance(max_decisions, int)
                                                    and max_decisions >= 1):
             raise ValueError(f"max_decisions must be an int >= 1, got {max_decisions!r}")
@@ -149,10 +162,8 @@ class BatchedPartnershipVecEnv(VecEnv):
                 not (np.isfinite(reward_scale) and reward_scale > 0):
             raise ValueError(f"reward_scale must be a positive finite number, got "
                              f"{reward_scale!r}")
-        # win_loss (and win_loss_score) take the sign of the unscaled score difference (a
-        # tiny reward_scale would underflow to 0 in float32); win_loss_score scales it here
         self.vg = VectorGames(num_games, self.rules, seed=seed,
-                              reward_scale=reward_scale if reward == "score_diff" else 1.0,
+                              reward_scale=native_reward_scale(reward, reward_scale),
                               starting_scores=starting_scores, starting_round=starting_round)
         obs_space = gym.spaces.Box(0.0, np.inf, (self.vg.obs_size,), np.float32)
         self.render_mode = None
@@ -548,6 +559,7 @@ def make_batched_env(games: int, variant: str, pool: dict[str, float], seed: int
                                     starting_round=rnd, **kw)
 
 
-__all__: Sequence[str] = ("BatchedPartnershipVecEnv", "check_batched", "hand_reward",
+__all__: Sequence[str] = ("BatchedPartnershipVecEnv", "check_batched", "check_reward", "hand_reward",
+                          "native_reward_scale",
                           "heuristic_actions", "make_batched_env", "REWARDS",
                           "RANDOM", "HEURISTIC", "SELF", "SNAPSHOT")

@@ -45,8 +45,8 @@ class PPOConfig(PPOSettings):
     n_steps: int = Field(1024, ge=8, description="rollout steps per environment")
     batch_size: int = Field(256, ge=8, description="minibatch size")
     vf_arch: list[Annotated[int, Field(ge=1, le=8192)]] | None = Field(
-        None, min_length=1, description="hidden layer sizes of the value network; default "
-        "null: the same as net_arch (which then sizes the policy network alone)")
+        None, min_length=1, description="hidden layer sizes of the value network (net_arch "
+        "then sizes the policy network alone); default null: the same as net_arch")
     features: Literal["mlp", "card_classes"] = Field(
         "mlp", description="mlp: the networks read the observation as it is; card_classes: "
         "a small MLP shared by the 15 card classes adds features per class first "

@@ -53,7 +53,7 @@ GUMBEL_FLOOR = -1e4
 
 
 def gumbel_noise(like: torch.Tensor) -> torch.Tensor:
-    """Standard Gumbel noise of ``like``'s shape and dtype, ``-log(-log(u))`` for uniform
+    """Standard Gumbel noise, ``float32`` of ``like``'s shape, ``-log(-log(u))`` for uniform
     ``u``, for sampling by the Gumbel-max trick (``argmax(logits + noise)``).
 
     torch's CPU float32 uniform draws are multiples of 2^-24 in [0, 1), so about once in

@@ -56,21 +56,18 @@ def collect(decisions: int, seed: int, gamma: float, progress: bool = False,
         ``gamma`` per decision of the hand.
 
     Raises:
-        ValueError: ``returns`` is not one of the rewards.
+        ValueError: ``returns`` is not one of the rewards (``reward must be one of ...``).
     """
     from canasta_env.engine import preset
     from canasta_env.native import VectorGames
 
-    from .batched import REWARDS, hand_reward, heuristic_actions
+    from .batched import check_reward, hand_reward, heuristic_actions, native_reward_scale
 
-    if returns not in REWARDS:
-        raise ValueError(f"returns must be one of {', '.join(REWARDS)}, got {returns!r}")
+    check_reward(returns)
     kw = dict(env_kwargs)
     scale = kw.get("reward_scale", 0.001)
-    # score_diff: the native core scales the difference (the warm start's figures as
-    # recorded); the other rewards start from the unscaled difference, as the env does
     vg = VectorGames(games, preset(kw.get("variant", "classic")), seed=seed * 100_003,
-                     reward_scale=scale if returns == "score_diff" else 1.0,
+                     reward_scale=native_reward_scale(returns, scale),
                      starting_scores=kw.get("starting_scores", (0, 0)),
                      starting_round=kw.get("starting_round", 1))
     max_decisions = kw.get("max_decisions", 2000)
@@ -132,7 +129,11 @@ def collect_on_policy(model, decisions: int, seed: int, gamma: float, progress: 
         are the model partnership's hand reward discounted by ``gamma`` per decision;
         ``agreement`` is the fraction of those decisions where the model chose the
         heuristic's action. Hands cut by ``max_decisions`` are left out. ``returns``
-        names the hand reward, as in :func:`collect`.
+        names the hand reward, one of :data:`training.sb3.batched.REWARDS`, as in
+        :func:`collect`.
+
+    Raises:
+        ValueError: ``returns`` is not one of the rewards (``reward must be one of ...``).
     """
     import torch
 
@@ -202,6 +203,9 @@ def dagger(model, data, rounds: int, decisions: int, epochs: int, batch_size: in
     Returns:
         ``{"dagger_agreement_<k>": agreement of round k's play with the heuristic, ...,
         "dagger_decisions": size of the final data set}``.
+
+    Raises:
+        ValueError: ``returns`` is not one of :data:`training.sb3.batched.REWARDS`.
     """
     parts = [list(data)]
     out: dict = {}
