@@ -81,7 +81,7 @@ def test_the_warm_start_passes_the_configs_reward(tmp_path, monkeypatch):
     import training.train as tt
 
     asked = []
-    real_collect, real_on_policy = pre.collect, pre.collect_on_policy
+    real_collect = pre.collect
 
     def collect(*a, returns="score_diff", **k):
         asked.append(("heuristic", returns))
