@@ -100,6 +100,14 @@ def hand_reward(diff: np.ndarray, reward: str, reward_scale: float) -> np.ndarra
     return np.float32(reward_scale) * diff
 
 
+def native_hand_reward(r: np.ndarray, reward: str, reward_scale: float) -> np.ndarray:
+    """The reward for hands from the core's reward column ``r`` (``float32 [B]``) of a
+    :class:`canasta_env.native.VectorGames` built with :func:`native_reward_scale`:
+    ``score_diff`` as the core scaled it, the others :func:`hand_reward` of the unscaled
+    difference. Returns ``float32 [B]``."""
+    return r if reward == "score_diff" else hand_reward(r, reward, reward_scale)
+
+
 class BatchedPartnershipVecEnv(VecEnv):
     """``num_games`` partnership games stepped in one process (see the module docstring).
 
@@ -169,9 +177,8 @@ class BatchedPartnershipVecEnv(VecEnv):
         self.render_mode = None
         super().__init__(num_games, obs_space, gym.spaces.Discrete(self.vg.num_actions))
         self.variant = variant
-        self.win_loss = reward == "win_loss"
-        # win_loss_score: the scale of the score difference added to the sign (else None)
-        self._score_scale = float(reward_scale) if reward == "win_loss_score" else None
+        self.reward = reward
+        self.reward_scale = float(reward_scale)
         self.max_decisions = max_decisions
         self._weights = {RANDOM: float(pool.get("random", 0.0)),
                          HEURISTIC: float(pool.get("heuristic", 0.0)),
@@ -415,10 +422,7 @@ class BatchedPartnershipVecEnv(VecEnv):
         that ended (new learner side and opponent) or reached ``max_decisions``."""
         vg = self.vg
         r = vg.rewards[self._rows, self.team]  # seat 0's column for team 0, seat 1's for 1
-        if self.win_loss:
-            r = hand_reward(r, "win_loss", 1.0)
-        elif self._score_scale is not None:
-            r = hand_reward(r, "win_loss_score", self._score_scale)
+        r = native_hand_reward(r, self.reward, self.reward_scale)
         if active is None:
             self.hand_decisions += 1
         else:
@@ -560,6 +564,6 @@ def make_batched_env(games: int, variant: str, pool: dict[str, float], seed: int
 
 
 __all__: Sequence[str] = ("BatchedPartnershipVecEnv", "check_batched", "check_reward", "hand_reward",
-                          "native_reward_scale",
+                          "native_hand_reward", "native_reward_scale",
                           "heuristic_actions", "make_batched_env", "REWARDS",
                           "RANDOM", "HEURISTIC", "SELF", "SNAPSHOT")

@@ -61,7 +61,7 @@ def collect(decisions: int, seed: int, gamma: float, progress: bool = False,
     from canasta_env.engine import preset
     from canasta_env.native import VectorGames
 
-    from .batched import check_reward, hand_reward, heuristic_actions, native_reward_scale
+    from .batched import check_reward, heuristic_actions, native_hand_reward, native_reward_scale
 
     check_reward(returns)
     kw = dict(env_kwargs)
@@ -92,9 +92,7 @@ def collect(decisions: int, seed: int, gamma: float, progress: bool = False,
             if len(open_act[i]) >= max_decisions and not vg.dones[i]:
                 over.append(i)  # truncated: dropped, as the env's truncation
         for i in np.flatnonzero(vg.dones):
-            r0 = float(vg.rewards[i, 0])
-            if returns != "score_diff":
-                r0 = float(hand_reward(np.float32(r0), returns, scale))
+            r0 = float(native_hand_reward(vg.rewards[i, 0], returns, scale))
             n = len(open_act[i])
             obs.extend(open_obs[i])
             masks.extend(open_mask[i])
