@@ -74,6 +74,33 @@ def table(files: list[Path], runs_dir: Path = RUNS) -> dict:
     return {"columns": COLUMNS, "rows": rows}
 
 
+def save_table(prog: str, data_name: str, table_name: str, make, folder: Path = HERE) -> int:
+    """Write the table ``make()`` returns as ``table_name`` of the data file ``data_name``
+    beside this script (in ``folder``), keeping its other tables; 0 when written, 2 with
+    one line on stderr when the name, the data file or ``make()`` (a :class:`RecordError`)
+    is wrong, nothing written then. Shared by the scripts that table benchmark outputs."""
+    data_path = folder / data_name
+    try:
+        if not re.fullmatch(r"[\w-]+", table_name):
+            raise RecordError(f"--table: letters, digits, '_' or '-', got {table_name!r}")
+        if data_path.parent != folder or not data_path.is_file():
+            raise RecordError(f"--data {data_name}: no such data file beside this script")
+        spec = make()
+        try:
+            data = json.loads(data_path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+            raise RecordError(f"--data {data_name}: not a readable JSON file ({e})") from None
+        if not isinstance(data, dict) or not isinstance(data.get("tables"), dict):
+            raise RecordError(f"--data {data_name}: not a results data file (no \"tables\")")
+    except RecordError as e:
+        print(f"{prog}: error: {e}", file=sys.stderr)
+        return 2
+    data["tables"][table_name] = spec
+    write_atomic(data_path, data)
+    print(f"{data_name}: table {table_name} written; now: python docs/results/tables.py")
+    return 0
+
+
 def main(argv: list[str] | None = None, folder: Path = HERE) -> int:
     p = argparse.ArgumentParser(prog="python docs/results/speed_pairs.py",
                                 description=__doc__.split("\n")[0])
@@ -81,26 +108,7 @@ def main(argv: list[str] | None = None, folder: Path = HERE) -> int:
     p.add_argument("--table", required=True, help="the table's name in it")
     p.add_argument("files", nargs="+", type=Path, help="benchmark outputs, in the order run")
     args = p.parse_args(argv)
-    data_path = folder / args.data
-    try:
-        if not re.fullmatch(r"[\w-]+", args.table):
-            raise RecordError(f"--table: letters, digits, '_' or '-', got {args.table!r}")
-        if data_path.parent != folder or not data_path.is_file():
-            raise RecordError(f"--data {args.data}: no such data file beside this script")
-        spec = table(args.files)
-        try:
-            data = json.loads(data_path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-            raise RecordError(f"--data {args.data}: not a readable JSON file ({e})") from None
-        if not isinstance(data, dict) or not isinstance(data.get("tables"), dict):
-            raise RecordError(f"--data {args.data}: not a results data file (no \"tables\")")
-    except RecordError as e:
-        print(f"{p.prog}: error: {e}", file=sys.stderr)
-        return 2
-    data["tables"][args.table] = spec
-    write_atomic(data_path, data)
-    print(f"{args.data}: table {args.table} written; now: python docs/results/tables.py")
-    return 0
+    return save_table(p.prog, args.data, args.table, lambda: table(args.files), folder)
 
 
 if __name__ == "__main__":

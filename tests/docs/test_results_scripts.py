@@ -275,6 +275,46 @@ def test_speed_pairs_rebuilds_the_committed_table():
     assert rows[-1]["cells"][3] == f"{ratio:.3f}x the first config's mean"
 
 
+H32_RUNS = ["2026-12-05_h32_1.json", "2026-12-05_h32_2.json",
+            "2026-12-05_h64_1.json", "2026-12-05_h64_2.json"]
+
+
+def test_update_ratio_rebuilds_the_committed_table():
+    """docs/results/update_ratio.py makes the committed ``h32_update_ratio`` table from the
+    kept benchmark outputs: each run's update beside its plain-MLP peer, each config's mean
+    ratio."""
+    mod = load_script("docs/results/update_ratio.py")
+    runs = [mod.RUNS / name for name in H32_RUNS]
+    committed = json.loads((mod.HERE / "experiments.json").read_text())["tables"]
+    assert mod.table(runs) == committed["h32_update_ratio"]
+    outs = [json.loads(f.read_text()) for f in runs]
+    ratios = [o["update_samples_per_s"] / o["peer_update_samples_per_s"] for o in outs]
+    rows = committed["h32_update_ratio"]["rows"]
+    for row, out, ratio in zip(rows, outs, ratios):
+        assert row["cells"][2] == f"{out['update_samples_per_s']:,.0f} ({out['precision']})"
+        assert row["cells"][4] == f"{ratio:.3f}x" == f"{out['ratio_update_samples_per_s']:.3f}x"
+    assert rows[4]["cells"][:2] == ["mean of 2", "`configs/classic_h32.yaml`"]
+    assert rows[4]["cells"][4] == f"{(ratios[0] + ratios[1]) / 2:.3f}x"
+    assert rows[5]["cells"][:2] == ["mean of 2", "`configs/classic.yaml`"]
+    assert rows[5]["cells"][4] == f"{(ratios[2] + ratios[3]) / 2:.3f}x"
+
+
+def test_update_ratio_refuses_a_run_without_its_peer_and_writes_nothing(tmp_path, capsys):
+    mod = load_script("docs/results/update_ratio.py")
+    good = json.loads((mod.RUNS / H32_RUNS[2]).read_text())
+    plain = {k: v for k, v in good.items() if k not in ("peer_update_samples_per_s",
+                                                         "ratio_update_samples_per_s")}
+    (tmp_path / "a.json").write_text(json.dumps(plain))
+    with pytest.raises(mod.RecordError, match="a.json: a run of a config without the card-class extractor"):
+        mod.table([tmp_path / "a.json"], runs_dir=tmp_path)
+    data = _data_copy(mod, tmp_path)
+    before = data.read_text()
+    assert mod.main(["--data", "experiments.json", "--table", "t", str(tmp_path / "a.json")],
+                    folder=tmp_path) == 2
+    assert "keep the benchmark outputs in docs/results/benchmark_runs/" in capsys.readouterr().err
+    assert data.read_text() == before
+
+
 def _data_copy(mod, tmp_path):
     (tmp_path / "experiments.json").write_text((mod.HERE / "experiments.json").read_text())
     return tmp_path / "experiments.json"
