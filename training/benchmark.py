@@ -26,7 +26,7 @@ Figures (all on this machine, in this process, one after the other):
   logging between rollouts; the four add up to 1.
 - ``update_samples_per_s``: minibatch samples per second through one epoch of the
   config's network update (``model.train()`` with one epoch on a full rollout buffer,
-  best of 10 rounds), in the config's ``ppo.precision`` (``precision``: the one used,
+  best of 10 rounds, taken in turns with its peers' below), in the config's ``ppo.precision`` (``precision``: the one used,
   ``fp32`` when bf16 was asked for on a CPU without bfloat16 products).
   Peer: ``peer_update_samples_per_s``, a plain MLP of the same widths (``features:
   mlp``, no card-class extractor) on the same rollout buffer, in fp32 (stable-baselines3's
@@ -125,8 +125,8 @@ def measure_ppo(cfg, seconds: float) -> dict:
            "ppo_learner_rollout_share": rollout_share - share - net_share,
            "ppo_update_share": 1.0 - rollout_share,
            "ppo_games": cfg.n_envs, "ppo_snapshots": snapshots, "ppo_seconds": wall}
-    out["update_samples_per_s"] = _update_rate(model)
     out["precision"] = model.policy.precision
+    peers = {}
     if cfg.ppo.features != "mlp":  # peer: a plain MLP of the same widths, same buffer
         from stable_baselines3.common.logger import configure
 
@@ -139,7 +139,10 @@ def measure_ppo(cfg, seconds: float) -> dict:
             peer = _model(plain, vec)
             peer.set_logger(configure(None, []))
             peer.rollout_buffer = model.rollout_buffer
-            out[key] = _update_rate(peer)
+            peers[key] = peer
+    rates = _update_rates([model, *peers.values()])
+    out["update_samples_per_s"] = rates[0]
+    out.update(zip(peers, rates[1:]))
     vec.close()
     return out
 
@@ -159,22 +162,32 @@ def _fill_snapshots(cfg, model, vec, folder: str) -> int:
     return len(paths)
 
 
-def _update_rate(model, rounds: int = 10) -> float:
+def _update_rates(models: list, rounds: int = 10) -> list[float]:
     """Minibatch samples per second through one epoch of ``model.train()`` on its full
-    rollout buffer (best of ``rounds``: one epoch is short, under a second for the default
-    config, so a few rounds are at the mercy of one interruption)."""
-    epochs = model.n_epochs
-    model.n_epochs = 1
-    n = model.rollout_buffer.buffer_size * model.rollout_buffer.n_envs
-    best = float("inf")
+    rollout buffer, for each of ``models``: the best of ``rounds`` (one epoch is short, under
+    a second for the default config, so a few rounds are at the mercy of one interruption),
+    the models taking their epochs in turns (round 1 of each, then round 2 of each, ...), so
+    that the instance's own drift over the measurement falls on a figure and its peer alike."""
+    saved = [m.n_epochs for m in models]
+    best = [float("inf")] * len(models)
     try:
+        for m in models:
+            m.n_epochs = 1
         for _ in range(rounds):
-            t0 = time.perf_counter()
-            model.train()
-            best = min(best, time.perf_counter() - t0)
+            for i, m in enumerate(models):
+                t0 = time.perf_counter()
+                m.train()
+                best[i] = min(best[i], time.perf_counter() - t0)
     finally:
-        model.n_epochs = epochs
-    return n / best
+        for m, n in zip(models, saved):
+            m.n_epochs = n
+    return [m.rollout_buffer.buffer_size * m.rollout_buffer.n_envs / b
+            for m, b in zip(models, best)]
+
+
+def _update_rate(model, rounds: int = 10) -> float:
+    """:func:`_update_rates` of ``model`` alone."""
+    return _update_rates([model], rounds)[0]
 
 
 def measure_ppo_peer(cfg, seconds: float) -> float:

@@ -41,3 +41,34 @@ def test_training_benchmark_reports_each_figure_beside_its_peer():
         out["peer_ppo_env_steps_per_s"]
     assert out["ratio_update_samples_per_s"] == out["update_samples_per_s"] / \
         out["peer_update_samples_per_s"]
+
+
+def test_update_rates_take_their_rounds_in_turns_and_restore_the_epochs(monkeypatch):
+    """The update and its peers take their timed epochs in turns (the instance's drift over
+    the measurement falls on both), each figure is its best round, and every model gets its
+    own ``n_epochs`` back."""
+    from types import SimpleNamespace
+
+    import training.benchmark as bench
+
+    calls = []
+    # each model's k-th epoch lasts: a 2, 1, 3 seconds; b 4, 8, 5 (a fake clock)
+    durations = {"a": iter([2.0, 1.0, 3.0]), "b": iter([4.0, 8.0, 5.0])}
+    now = {"t": 0.0}
+
+    class Model:
+        def __init__(self, name):
+            self.name, self.n_epochs = name, 4
+            self.rollout_buffer = SimpleNamespace(buffer_size=256, n_envs=8)
+
+        def train(self):
+            assert self.n_epochs == 1
+            calls.append(self.name)
+            now["t"] += next(durations[self.name])
+
+    monkeypatch.setattr(bench.time, "perf_counter", lambda: now["t"])
+    a, b = Model("a"), Model("b")
+    rates = bench._update_rates([a, b], rounds=3)
+    assert calls == ["a", "b", "a", "b", "a", "b"]
+    assert rates == [2048 / 1.0, 2048 / 4.0]
+    assert a.n_epochs == b.n_epochs == 4
