@@ -26,8 +26,9 @@ Figures (all on this machine, in this process, one after the other):
   logging between rollouts; the four add up to 1.
 - ``update_samples_per_s``: minibatch samples per second through one epoch of the
   config's network update (``model.train()`` with one epoch on a full rollout buffer,
-  best of 10 rounds, taken in turns with its peers' below), in the config's ``ppo.precision`` (``precision``: the one used,
-  ``fp32`` when bf16 was asked for on a CPU without bfloat16 products).
+  best of 10 rounds, taken in turns with its peers' below), in the config's
+  ``ppo.precision`` (``precision``: the one used, ``fp32`` when bf16 was asked for on a
+  CPU without bfloat16 products).
   Peer: ``peer_update_samples_per_s``, a plain MLP of the same widths (``features:
   mlp``, no card-class extractor) on the same rollout buffer, in fp32 (stable-baselines3's
   own setting); with ``precision: bf16`` also ``plain_mlp_same_precision_samples_per_s``,
@@ -164,19 +165,29 @@ def _fill_snapshots(cfg, model, vec, folder: str) -> int:
 
 def _update_rates(models: list, rounds: int = 10) -> list[float]:
     """Minibatch samples per second through one epoch of ``model.train()`` on its full
-    rollout buffer, for each of ``models``: the best of ``rounds`` (one epoch is short, under
-    a second for the default config, so a few rounds are at the mercy of one interruption),
-    the models taking their epochs in turns (round 1 of each, then round 2 of each, ...), so
-    that the instance's own drift over the measurement falls on a figure and its peer alike."""
+    rollout buffer, for each of ``models`` in their order: the best of ``rounds`` (one
+    epoch is short, under a second for the default config, so a few rounds are at the mercy
+    of one interruption). The models take their epochs in turns, in the given order in even
+    rounds and the reverse order in odd ones, so that neither the instance's drift over the
+    measurement nor a place in the turn favours one model. Each model's ``n_epochs`` is
+    restored afterwards, also when an epoch raises.
+
+    Raises:
+        ValueError: no models, or ``rounds`` < 1.
+    """
+    if not models or rounds < 1:
+        raise ValueError(f"_update_rates needs models and rounds >= 1, got {len(models)} "
+                         f"models and {rounds} rounds")
     saved = [m.n_epochs for m in models]
     best = [float("inf")] * len(models)
     try:
         for m in models:
             m.n_epochs = 1
-        for _ in range(rounds):
-            for i, m in enumerate(models):
+        for k in range(rounds):
+            order = range(len(models)) if k % 2 == 0 else reversed(range(len(models)))
+            for i in order:
                 t0 = time.perf_counter()
-                m.train()
+                models[i].train()
                 best[i] = min(best[i], time.perf_counter() - t0)
     finally:
         for m, n in zip(models, saved):

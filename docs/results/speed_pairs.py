@@ -27,7 +27,6 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parents[1]
 sys.path.insert(0, str(HERE))
 from training_speed import RUNS, RecordError, read_run, write_atomic  # noqa: E402
 
@@ -36,18 +35,39 @@ COLUMNS = ["run", "config", "learner steps/s (`ppo_env_steps_per_s`)",
            "plain MLP's update, same precision and widths (samples/s)"]
 
 
-def table(files: list[Path], runs_dir: Path = RUNS) -> dict:
-    """The table's data from the benchmark outputs ``files`` (in the order they ran), each
-    kept in ``runs_dir``.
+def read_kept(files: list[Path], runs_dir: Path) -> list[tuple[Path, dict]]:
+    """Each of ``files`` with its figures (:func:`read_run`), in the order given.
 
     Raises:
-        RecordError: a file is outside ``runs_dir`` or fails :func:`read_run`, or the
-            files hold fewer than two configs.
+        RecordError: a file is outside ``runs_dir`` (the outputs are kept in the
+            repository), is given twice, or fails :func:`read_run`.
     """
+    seen = set()
     for f in files:
         if f.resolve().parent != runs_dir.resolve():
             raise RecordError(f"{f}: keep the benchmark outputs in docs/results/benchmark_runs/")
-    runs = [(f, read_run(f)) for f in files]
+        if f.resolve() in seen:
+            raise RecordError(f"{f}: given twice (each run once)")
+        seen.add(f.resolve())
+    return [(f, read_run(f)) for f in files]
+
+
+def run_command(f: Path, run: dict) -> str:
+    """The command that wrote the kept benchmark output ``f`` (``run``: its figures)."""
+    seconds = "" if run["seconds"] == 20.0 else f" --seconds {run['seconds']:g}"
+    return (f"python -m training.benchmark --json --config {run['config']}{seconds} > "
+            f"docs/results/benchmark_runs/{f.name}")
+
+
+def table(files: list[Path], runs_dir: Path | None = None) -> dict:
+    """The table's data from the benchmark outputs ``files`` (in the order they ran), each
+    kept in ``runs_dir`` (default ``benchmark_runs/``).
+
+    Raises:
+        RecordError: :func:`read_kept` refuses a file, or the files hold fewer than two
+            configs.
+    """
+    runs = read_kept(files, runs_dir or RUNS)
     configs = list(dict.fromkeys(r["config"] for _, r in runs))
     if len(configs) < 2:
         raise RecordError("the files hold one config only: nothing to compare")
@@ -60,9 +80,7 @@ def table(files: list[Path], runs_dir: Path = RUNS) -> dict:
         cells = [str(i + 1), f"`{r['config']}`", f"{r['ppo_env_steps_per_s']:,.0f}", ratio,
                  f"{r['update_samples_per_s']:,.0f} ({r['precision']})",
                  f"{r['ppo_update_share']:.3f}", f"{plain:,.0f}"]
-        rel = f.resolve().relative_to(ROOT)
-        rows.append({"cells": cells, "command": f"python -m training.benchmark --json "
-                     f"--config {r['config']} > {rel}"})
+        rows.append({"cells": cells, "command": run_command(f, r)})
     means = {c: sum(r["ppo_env_steps_per_s"] for _, r in runs if r["config"] == c)
              / sum(1 for _, r in runs if r["config"] == c) for c in configs}
     for c in configs:
@@ -101,14 +119,21 @@ def save_table(prog: str, data_name: str, table_name: str, make, folder: Path = 
     return 0
 
 
-def main(argv: list[str] | None = None, folder: Path = HERE) -> int:
-    p = argparse.ArgumentParser(prog="python docs/results/speed_pairs.py",
-                                description=__doc__.split("\n")[0])
+def cli(prog: str, description: str, make_table, argv: list[str] | None,
+        folder: Path = HERE) -> int:
+    """The command line shared by the scripts that table benchmark outputs: ``--data FILE
+    --table NAME FILE...``; ``make_table(files)`` gives the table (:func:`save_table`)."""
+    p = argparse.ArgumentParser(prog=prog, description=description)
     p.add_argument("--data", required=True, help="a JSON data file beside this script")
     p.add_argument("--table", required=True, help="the table's name in it")
     p.add_argument("files", nargs="+", type=Path, help="benchmark outputs, in the order run")
     args = p.parse_args(argv)
-    return save_table(p.prog, args.data, args.table, lambda: table(args.files), folder)
+    return save_table(prog, args.data, args.table, lambda: make_table(args.files), folder)
+
+
+def main(argv: list[str] | None = None, folder: Path = HERE) -> int:
+    return cli("python docs/results/speed_pairs.py", __doc__.split("\n")[0], table, argv,
+               folder)
 
 
 if __name__ == "__main__":

@@ -17,43 +17,39 @@ config). Exit codes: 0 written, 2 a bad argument or file (one line on stderr).
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parents[1]
 sys.path.insert(0, str(HERE))
-from speed_pairs import save_table  # noqa: E402
-from training_speed import RUNS, RecordError, read_run  # noqa: E402
+from speed_pairs import cli, read_kept, run_command  # noqa: E402
+from training_speed import RUNS, RecordError  # noqa: E402
+
+__all__ = ["table", "main", "RecordError", "RUNS"]
 
 COLUMNS = ["run", "config", "update samples/s (`update_samples_per_s`)",
            "plain MLP of the same widths, fp32 (`peer_update_samples_per_s`)",
            "ratio (`ratio_update_samples_per_s`)", "learner steps/s (`ppo_env_steps_per_s`)"]
 
 
-def table(files: list[Path], runs_dir: Path = RUNS) -> dict:
+def table(files: list[Path], runs_dir: Path | None = None) -> dict:
     """The table's data from the benchmark outputs ``files`` (in the order they ran), each
-    kept in ``runs_dir``.
+    kept in ``runs_dir`` (default ``benchmark_runs/``).
 
     Raises:
-        RecordError: a file is outside ``runs_dir`` or fails :func:`read_run` (which
-            also refuses a run without the plain-MLP peer: a ``features: mlp`` config).
+        RecordError: :func:`speed_pairs.read_kept` refuses a file (among its checks,
+            :func:`read_run` refuses a run without the plain-MLP peer: a ``features: mlp``
+            config).
     """
     rows, ratios = [], {}
-    for i, f in enumerate(files):
-        if f.resolve().parent != runs_dir.resolve():
-            raise RecordError(f"{f}: keep the benchmark outputs in docs/results/benchmark_runs/")
-        r = read_run(f)
+    for i, (f, r) in enumerate(read_kept(files, runs_dir or RUNS)):
         ratio = r["update_samples_per_s"] / r["peer_update_samples_per_s"]
         ratios.setdefault(r["config"], []).append(ratio)
         cells = [str(i + 1), f"`{r['config']}`",
                  f"{r['update_samples_per_s']:,.0f} ({r['precision']})",
                  f"{r['peer_update_samples_per_s']:,.0f}", f"{ratio:.3f}x",
                  f"{r['ppo_env_steps_per_s']:,.0f}"]
-        rel = f.resolve().relative_to(ROOT)
-        rows.append({"cells": cells, "command": f"python -m training.benchmark --json "
-                     f"--config {r['config']} > {rel}"})
+        rows.append({"cells": cells, "command": run_command(f, r)})
     for config, rs in ratios.items():
         rows.append({"cells": [f"mean of {len(rs)}", f"`{config}`", "", "",
                                f"{sum(rs) / len(rs):.3f}x", ""],
@@ -62,13 +58,8 @@ def table(files: list[Path], runs_dir: Path = RUNS) -> dict:
 
 
 def main(argv: list[str] | None = None, folder: Path = HERE) -> int:
-    p = argparse.ArgumentParser(prog="python docs/results/update_ratio.py",
-                                description=__doc__.split("\n")[0])
-    p.add_argument("--data", required=True, help="a JSON data file beside this script")
-    p.add_argument("--table", required=True, help="the table's name in it")
-    p.add_argument("files", nargs="+", type=Path, help="benchmark outputs, in the order run")
-    args = p.parse_args(argv)
-    return save_table(p.prog, args.data, args.table, lambda: table(args.files), folder)
+    return cli("python docs/results/update_ratio.py", __doc__.split("\n")[0],
+               lambda files: table(files), argv, folder)
 
 
 if __name__ == "__main__":

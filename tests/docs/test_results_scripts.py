@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -299,20 +300,68 @@ def test_update_ratio_rebuilds_the_committed_table():
     assert rows[5]["cells"][4] == f"{(ratios[2] + ratios[3]) / 2:.3f}x"
 
 
-def test_update_ratio_refuses_a_run_without_its_peer_and_writes_nothing(tmp_path, capsys):
+def test_update_ratio_rebuilds_the_committed_minibatch_table():
+    mod = load_script("docs/results/update_ratio.py")
+    runs = [mod.RUNS / "2026-12-05_bs2048_1.json", mod.RUNS / "2026-12-05_bs2048_2.json"]
+    committed = json.loads((mod.HERE / "experiments.json").read_text())["tables"]
+    assert mod.table(runs) == committed["bs2048_update_ratio"]
+    assert committed["bs2048_update_ratio"]["rows"][-1]["cells"][4] == "0.866x"
+
+
+def test_update_ratio_refuses_a_run_without_its_peer_and_writes_nothing(tmp_path, capsys,
+                                                                       monkeypatch):
     mod = load_script("docs/results/update_ratio.py")
     good = json.loads((mod.RUNS / H32_RUNS[2]).read_text())
     plain = {k: v for k, v in good.items() if k not in ("peer_update_samples_per_s",
                                                          "ratio_update_samples_per_s")}
-    (tmp_path / "a.json").write_text(json.dumps(plain))
-    with pytest.raises(mod.RecordError, match="a.json: a run of a config without the card-class extractor"):
-        mod.table([tmp_path / "a.json"], runs_dir=tmp_path)
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    (runs / "a.json").write_text(json.dumps(plain))
+    monkeypatch.setattr(mod, "RUNS", runs)
     data = _data_copy(mod, tmp_path)
     before = data.read_text()
-    assert mod.main(["--data", "experiments.json", "--table", "t", str(tmp_path / "a.json")],
+    assert mod.main(["--data", "experiments.json", "--table", "t", str(runs / "a.json")],
                     folder=tmp_path) == 2
-    assert "keep the benchmark outputs in docs/results/benchmark_runs/" in capsys.readouterr().err
+    assert "a.json: a run of a config without the card-class extractor" in \
+        capsys.readouterr().err
     assert data.read_text() == before
+
+
+@pytest.mark.parametrize("case, message", [
+    ("twice", "given twice (each run once)"),
+    ("outside", "keep the benchmark outputs in docs/results/benchmark_runs/"),
+])
+def test_update_ratio_refuses_a_repeated_or_unkept_file(tmp_path, case, message):
+    mod = load_script("docs/results/update_ratio.py")
+    kept = mod.RUNS / H32_RUNS[0]
+    outside = tmp_path / "x.json"
+    outside.write_text(kept.read_text())
+    files = {"twice": [kept, kept], "outside": [outside]}[case]
+    with pytest.raises(mod.RecordError, match=re.escape(message)):
+        mod.table(files)
+
+
+def test_update_ratio_writes_its_table_and_keeps_the_others(tmp_path):
+    mod = load_script("docs/results/update_ratio.py")
+    data = _data_copy(mod, tmp_path)
+    before = json.loads(data.read_text())["tables"]
+    assert mod.main(["--data", "experiments.json", "--table", "t3",
+                     *[str(mod.RUNS / n) for n in H32_RUNS]], folder=tmp_path) == 0
+    after = json.loads(data.read_text())["tables"]
+    assert after.pop("t3") == before["h32_update_ratio"] and after == before
+
+
+def test_benchmark_run_commands_name_their_seconds():
+    """A kept run's command cell is the command that wrote it, ``--seconds`` included
+    when it was not the default 20."""
+    mod = load_script("docs/results/speed_pairs.py")
+    run = {"config": "configs/classic.yaml", "seconds": 20.0}
+    assert mod.run_command(Path("a/k.json"), run) == (
+        "python -m training.benchmark --json --config configs/classic.yaml > "
+        "docs/results/benchmark_runs/k.json")
+    assert mod.run_command(Path("k.json"), {**run, "seconds": 5.0}) == (
+        "python -m training.benchmark --json --config configs/classic.yaml --seconds 5 > "
+        "docs/results/benchmark_runs/k.json")
 
 
 def _data_copy(mod, tmp_path):

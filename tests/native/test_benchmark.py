@@ -43,18 +43,13 @@ def test_training_benchmark_reports_each_figure_beside_its_peer():
         out["peer_update_samples_per_s"]
 
 
-def test_update_rates_take_their_rounds_in_turns_and_restore_the_epochs(monkeypatch):
-    """The update and its peers take their timed epochs in turns (the instance's drift over
-    the measurement falls on both), each figure is its best round, and every model gets its
-    own ``n_epochs`` back."""
+def _fake_models(durations):
+    """Fake models whose k-th epoch lasts ``durations[name][k]`` seconds of a fake clock
+    (``now["t"]``), recording the order of their epochs in ``calls``."""
     from types import SimpleNamespace
 
-    import training.benchmark as bench
-
-    calls = []
-    # each model's k-th epoch lasts: a 2, 1, 3 seconds; b 4, 8, 5 (a fake clock)
-    durations = {"a": iter([2.0, 1.0, 3.0]), "b": iter([4.0, 8.0, 5.0])}
-    now = {"t": 0.0}
+    calls, now = [], {"t": 0.0}
+    left = {name: iter(d) for name, d in durations.items()}
 
     class Model:
         def __init__(self, name):
@@ -64,11 +59,40 @@ def test_update_rates_take_their_rounds_in_turns_and_restore_the_epochs(monkeypa
         def train(self):
             assert self.n_epochs == 1
             calls.append(self.name)
-            now["t"] += next(durations[self.name])
+            step = next(left[self.name])
+            if step is None:
+                raise RuntimeError("epoch failed")
+            now["t"] += step
 
+    return [Model(n) for n in durations], calls, now
+
+
+def test_update_rates_take_their_rounds_in_turns_and_restore_the_epochs(monkeypatch):
+    """The update and its peers take their timed epochs in turns, the order reversed every
+    other round (neither the instance's drift nor a place in the turn favours one), each
+    figure is its best round, in the models' order, and every model gets its own
+    ``n_epochs`` back."""
+    import training.benchmark as bench
+
+    (a, b), calls, now = _fake_models({"a": [2.0, 1.0, 3.0], "b": [4.0, 8.0, 5.0]})
     monkeypatch.setattr(bench.time, "perf_counter", lambda: now["t"])
-    a, b = Model("a"), Model("b")
     rates = bench._update_rates([a, b], rounds=3)
-    assert calls == ["a", "b", "a", "b", "a", "b"]
+    assert calls == ["a", "b", "b", "a", "a", "b"]
     assert rates == [2048 / 1.0, 2048 / 4.0]
     assert a.n_epochs == b.n_epochs == 4
+
+
+def test_update_rates_restore_the_epochs_when_an_epoch_fails_and_refuse_no_rounds(monkeypatch):
+    import pytest
+
+    import training.benchmark as bench
+
+    (a, b), calls, now = _fake_models({"a": [1.0], "b": [None]})
+    monkeypatch.setattr(bench.time, "perf_counter", lambda: now["t"])
+    with pytest.raises(RuntimeError, match="epoch failed"):
+        bench._update_rates([a, b], rounds=2)
+    assert a.n_epochs == b.n_epochs == 4
+    with pytest.raises(ValueError, match="got 2 models and 0 rounds"):
+        bench._update_rates([a, b], rounds=0)
+    with pytest.raises(ValueError, match="got 0 models"):
+        bench._update_rates([], rounds=3)
