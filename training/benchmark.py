@@ -167,10 +167,10 @@ def _update_rates(models: list, rounds: int = 10) -> list[float]:
     """Minibatch samples per second through one epoch of ``model.train()`` on its full
     rollout buffer, for each of ``models`` in their order: the best of ``rounds`` (one
     epoch is short, under a second for the default config, so a few rounds are at the mercy
-    of one interruption). The models take their epochs in turns, in the given order in even
-    rounds and the reverse order in odd ones, so that neither the instance's drift over the
-    measurement nor a place in the turn favours one model. Each model's ``n_epochs`` is
-    restored afterwards, also when an epoch raises.
+    of one interruption). The models take their epochs in turns, round ``k`` starting at
+    model ``k mod n`` (0 1 2, 1 2 0, 2 0 1, ...), so that neither the instance's drift over
+    the measurement nor a place in the turn favours one model, and no model follows itself.
+    Each model's ``n_epochs`` is restored afterwards, also when an epoch raises.
 
     Raises:
         ValueError: no models, or ``rounds`` < 1.
@@ -183,9 +183,9 @@ def _update_rates(models: list, rounds: int = 10) -> list[float]:
     try:
         for m in models:
             m.n_epochs = 1
+        n = len(models)
         for k in range(rounds):
-            order = range(len(models)) if k % 2 == 0 else reversed(range(len(models)))
-            for i in order:
+            for i in ((k + j) % n for j in range(n)):
                 t0 = time.perf_counter()
                 models[i].train()
                 best[i] = min(best[i], time.perf_counter() - t0)

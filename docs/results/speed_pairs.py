@@ -14,8 +14,9 @@ MLP's update in the run's precision (a plain MLP of the config's own widths: it 
 the instance's speed, and with the config when the config changes the widths), the command
 that wrote the file, and for every second file its ratio to the file before it; then one
 row per config with its mean steps per second and its ratio to the first config's. Each
-file is checked as ``training_speed.py`` checks it (the same function). Exit codes: 0
-written, 2 a bad argument or file (one line on stderr).
+file is checked as ``training_speed.py`` checks it (the same function), and must be kept in
+``benchmark_runs/`` and given once. Exit codes: 0 written, 2 a bad argument or file (one
+line on stderr).
 """
 
 from __future__ import annotations
@@ -27,8 +28,9 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
 sys.path.insert(0, str(HERE))
-from training_speed import RUNS, RecordError, read_run, write_atomic  # noqa: E402
+from training_speed import RUNS, RecordError, read_run, run_command, write_atomic  # noqa: E402
 
 COLUMNS = ["run", "config", "learner steps/s (`ppo_env_steps_per_s`)",
            "ratio to the run before", "update samples/s", "update share of the wall time",
@@ -52,11 +54,13 @@ def read_kept(files: list[Path], runs_dir: Path) -> list[tuple[Path, dict]]:
     return [(f, read_run(f)) for f in files]
 
 
-def run_command(f: Path, run: dict) -> str:
-    """The command that wrote the kept benchmark output ``f`` (``run``: its figures)."""
-    seconds = "" if run["seconds"] == 20.0 else f" --seconds {run['seconds']:g}"
-    return (f"python -m training.benchmark --json --config {run['config']}{seconds} > "
-            f"docs/results/benchmark_runs/{f.name}")
+def kept_source(f: Path) -> str:
+    """A kept benchmark output's path as a table names it: relative to the repository, or
+    as given when it lies outside."""
+    try:
+        return f.resolve().relative_to(ROOT).as_posix()
+    except ValueError:
+        return str(f)
 
 
 def table(files: list[Path], runs_dir: Path | None = None) -> dict:
@@ -80,7 +84,7 @@ def table(files: list[Path], runs_dir: Path | None = None) -> dict:
         cells = [str(i + 1), f"`{r['config']}`", f"{r['ppo_env_steps_per_s']:,.0f}", ratio,
                  f"{r['update_samples_per_s']:,.0f} ({r['precision']})",
                  f"{r['ppo_update_share']:.3f}", f"{plain:,.0f}"]
-        rows.append({"cells": cells, "command": run_command(f, r)})
+        rows.append({"cells": cells, "command": run_command(r, kept_source(f))})
     means = {c: sum(r["ppo_env_steps_per_s"] for _, r in runs if r["config"] == c)
              / sum(1 for _, r in runs if r["config"] == c) for c in configs}
     for c in configs:

@@ -115,11 +115,18 @@ def _n(x: float) -> str:
     return f"{x:,.0f}"
 
 
+def run_command(run: dict, source: str) -> str:
+    """The command that wrote the benchmark output ``source`` (its path as the table names
+    it), from the run's own ``config`` and ``seconds``: the one form every benchmark
+    table's command cell takes."""
+    return (f"python -m training.benchmark --config {run['config']} "
+            f"--seconds {run['seconds']:g} --json > {source}")
+
+
 def table(run: dict, source: str, where: str) -> dict:
     """The ``training_speed`` table of one benchmark run (``source``: its file, relative to
     the repository)."""
-    cmd = (f"python -m training.benchmark --config {run['config']} "
-           f"--seconds {run['seconds']:g} --json > {source}")
+    cmd = run_command(run, source)
     prec = run["precision"]
     rows = [{"cells": [
         f"`ppo_env_steps_per_s`: MaskablePPO learner decisions/s, `{run['config']}` "

@@ -12,7 +12,8 @@ precision), ``peer_update_samples_per_s`` (a plain MLP of the same widths on the
 rollout buffer, fp32), their ratio ``ratio_update_samples_per_s`` and the learner's
 ``ppo_env_steps_per_s``; then one row per config with the mean of its runs' ratios. Each
 file is checked as ``training_speed.py`` checks it (which wants the peer: a card-class
-config). Exit codes: 0 written, 2 a bad argument or file (one line on stderr).
+config), and must be kept in ``benchmark_runs/`` and given once. Exit codes: 0 written, 2 a
+bad argument or file (one line on stderr).
 """
 
 from __future__ import annotations
@@ -22,10 +23,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from speed_pairs import cli, read_kept, run_command  # noqa: E402
-from training_speed import RUNS, RecordError  # noqa: E402
-
-__all__ = ["table", "main", "RecordError", "RUNS"]
+from speed_pairs import cli, kept_source, read_kept  # noqa: E402
+from training_speed import RUNS, RecordError, run_command  # noqa: E402, F401 - RecordError: what table() raises
 
 COLUMNS = ["run", "config", "update samples/s (`update_samples_per_s`)",
            "plain MLP of the same widths, fp32 (`peer_update_samples_per_s`)",
@@ -49,7 +48,7 @@ def table(files: list[Path], runs_dir: Path | None = None) -> dict:
                  f"{r['update_samples_per_s']:,.0f} ({r['precision']})",
                  f"{r['peer_update_samples_per_s']:,.0f}", f"{ratio:.3f}x",
                  f"{r['ppo_env_steps_per_s']:,.0f}"]
-        rows.append({"cells": cells, "command": run_command(f, r)})
+        rows.append({"cells": cells, "command": run_command(r, kept_source(f))})
     for config, rs in ratios.items():
         rows.append({"cells": [f"mean of {len(rs)}", f"`{config}`", "", "",
                                f"{sum(rs) / len(rs):.3f}x", ""],
@@ -59,7 +58,7 @@ def table(files: list[Path], runs_dir: Path | None = None) -> dict:
 
 def main(argv: list[str] | None = None, folder: Path = HERE) -> int:
     return cli("python docs/results/update_ratio.py", __doc__.split("\n")[0],
-               lambda files: table(files), argv, folder)
+               table, argv, folder)
 
 
 if __name__ == "__main__":

@@ -351,17 +351,21 @@ def test_update_ratio_writes_its_table_and_keeps_the_others(tmp_path):
     assert after.pop("t3") == before["h32_update_ratio"] and after == before
 
 
-def test_benchmark_run_commands_name_their_seconds():
-    """A kept run's command cell is the command that wrote it, ``--seconds`` included
-    when it was not the default 20."""
-    mod = load_script("docs/results/speed_pairs.py")
-    run = {"config": "configs/classic.yaml", "seconds": 20.0}
-    assert mod.run_command(Path("a/k.json"), run) == (
-        "python -m training.benchmark --json --config configs/classic.yaml > "
-        "docs/results/benchmark_runs/k.json")
-    assert mod.run_command(Path("k.json"), {**run, "seconds": 5.0}) == (
-        "python -m training.benchmark --json --config configs/classic.yaml --seconds 5 > "
-        "docs/results/benchmark_runs/k.json")
+def test_benchmark_tables_name_each_run_by_one_command_form():
+    """Every benchmark table names a kept run by the same command, its own ``--seconds``
+    included, and the file relative to the repository."""
+    pairs = load_script("docs/results/speed_pairs.py")
+    ratio = load_script("docs/results/update_ratio.py")
+    k = pairs.RUNS / "2026-12-05_k.json"
+    run = json.loads(k.read_text())
+    want = ("python -m training.benchmark --config configs/classic.yaml --seconds 20 --json > "
+            "docs/results/benchmark_runs/2026-12-05_k.json")
+    assert pairs.run_command(run, pairs.kept_source(k)) == want
+    assert ratio.table([k])["rows"][0]["command"] == want
+    committed = json.loads((pairs.HERE / "benchmarks.json").read_text())["tables"]
+    assert {r["command"] for r in committed["training_speed"]["rows"]} == {want}
+    assert pairs.run_command({**run, "seconds": 5.0}, "x.json") == (
+        "python -m training.benchmark --config configs/classic.yaml --seconds 5 --json > x.json")
 
 
 def _data_copy(mod, tmp_path):

@@ -52,8 +52,8 @@ def _fake_models(durations):
     left = {name: iter(d) for name, d in durations.items()}
 
     class Model:
-        def __init__(self, name):
-            self.name, self.n_epochs = name, 4
+        def __init__(self, name, n_epochs):
+            self.name, self.n_epochs = name, n_epochs
             self.rollout_buffer = SimpleNamespace(buffer_size=256, n_envs=8)
 
         def train(self):
@@ -64,22 +64,24 @@ def _fake_models(durations):
                 raise RuntimeError("epoch failed")
             now["t"] += step
 
-    return [Model(n) for n in durations], calls, now
+    return [Model(n, 4 + 2 * i) for i, n in enumerate(durations)], calls, now
 
 
 def test_update_rates_take_their_rounds_in_turns_and_restore_the_epochs(monkeypatch):
-    """The update and its peers take their timed epochs in turns, the order reversed every
-    other round (neither the instance's drift nor a place in the turn favours one), each
-    figure is its best round, in the models' order, and every model gets its own
-    ``n_epochs`` back."""
+    """The update and its peers take their timed epochs in turns, each round starting one
+    model later (neither the instance's drift nor a place in the turn favours one, and no
+    model follows itself), each figure is its best round, in the models' order, and every
+    model gets its own ``n_epochs`` back."""
     import training.benchmark as bench
 
-    (a, b), calls, now = _fake_models({"a": [2.0, 1.0, 3.0], "b": [4.0, 8.0, 5.0]})
+    (a, b, c), calls, now = _fake_models({"a": [2.0, 1.0, 3.0, 9.0], "b": [4.0, 8.0, 5.0, 9.0],
+                                          "c": [7.0, 6.0, 6.5, 9.0]})
     monkeypatch.setattr(bench.time, "perf_counter", lambda: now["t"])
-    rates = bench._update_rates([a, b], rounds=3)
-    assert calls == ["a", "b", "b", "a", "a", "b"]
-    assert rates == [2048 / 1.0, 2048 / 4.0]
-    assert a.n_epochs == b.n_epochs == 4
+    rates = bench._update_rates([a, b, c], rounds=4)
+    assert calls == ["a", "b", "c", "b", "c", "a", "c", "a", "b", "a", "b", "c"]
+    assert all(x != y for x, y in zip(calls, calls[1:]))
+    assert rates == [2048 / 1.0, 2048 / 4.0, 2048 / 6.0]
+    assert (a.n_epochs, b.n_epochs, c.n_epochs) == (4, 6, 8)
 
 
 def test_update_rates_restore_the_epochs_when_an_epoch_fails_and_refuse_no_rounds(monkeypatch):
@@ -91,7 +93,7 @@ def test_update_rates_restore_the_epochs_when_an_epoch_fails_and_refuse_no_round
     monkeypatch.setattr(bench.time, "perf_counter", lambda: now["t"])
     with pytest.raises(RuntimeError, match="epoch failed"):
         bench._update_rates([a, b], rounds=2)
-    assert a.n_epochs == b.n_epochs == 4
+    assert (a.n_epochs, b.n_epochs) == (4, 6)
     with pytest.raises(ValueError, match="got 2 models and 0 rounds"):
         bench._update_rates([a, b], rounds=0)
     with pytest.raises(ValueError, match="got 0 models"):
