@@ -341,16 +341,6 @@ def test_update_ratio_refuses_a_repeated_or_unkept_file(tmp_path, case, message)
         mod.table(files)
 
 
-def test_update_ratio_writes_its_table_and_keeps_the_others(tmp_path):
-    mod = load_script("docs/results/update_ratio.py")
-    data = _data_copy(mod, tmp_path)
-    before = json.loads(data.read_text())["tables"]
-    assert mod.main(["--data", "experiments.json", "--table", "t3",
-                     *[str(mod.RUNS / n) for n in H32_RUNS]], folder=tmp_path) == 0
-    after = json.loads(data.read_text())["tables"]
-    assert after.pop("t3") == before["h32_update_ratio"] and after == before
-
-
 def test_benchmark_tables_name_each_run_by_one_command_form():
     """Every benchmark table names a kept run by the same command, its own ``--seconds``
     included, and the file relative to the repository."""
@@ -399,14 +389,19 @@ def test_speed_pairs_refuses_what_it_cannot_compare(tmp_path, capsys, case, mess
     assert data.read_text() == before
 
 
-def test_speed_pairs_writes_its_table_and_keeps_the_others(tmp_path, capsys):
-    mod = load_script("docs/results/speed_pairs.py")
+@pytest.mark.parametrize("script, runs, committed", [
+    ("speed_pairs", VF_RUNS, "vf128_speed"),
+    ("update_ratio", H32_RUNS, "h32_update_ratio"),
+])
+def test_benchmark_table_scripts_write_their_table_and_keep_the_others(tmp_path, script, runs,
+                                                                       committed):
+    mod = load_script(f"docs/results/{script}.py")
     data = _data_copy(mod, tmp_path)
     before = json.loads(data.read_text())["tables"]
     assert mod.main(["--data", "experiments.json", "--table", "t2",
-                     *[str(mod.RUNS / n) for n in VF_RUNS]], folder=tmp_path) == 0
+                     *[str(mod.RUNS / n) for n in runs]], folder=tmp_path) == 0
     after = json.loads(data.read_text())["tables"]
-    assert after.pop("t2") == before["vf128_speed"] and after == before
+    assert after.pop("t2") == before[committed] and after == before
 
 
 def test_speed_pairs_checks_each_file_as_training_speed_does(tmp_path):
