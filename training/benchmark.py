@@ -190,8 +190,8 @@ def _update_rates(models: list, rounds: int = 10) -> list[float]:
                 models[i].train()
                 best[i] = min(best[i], time.perf_counter() - t0)
     finally:
-        for m, n in zip(models, saved):
-            m.n_epochs = n
+        for m, epochs in zip(models, saved):
+            m.n_epochs = epochs
     return [m.rollout_buffer.buffer_size * m.rollout_buffer.n_envs / b
             for m, b in zip(models, best)]
 

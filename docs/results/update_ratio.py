@@ -24,7 +24,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from speed_pairs import cli, kept_source, read_kept  # noqa: E402
-from training_speed import RUNS, RecordError, run_command  # noqa: E402, F401 - RecordError: what table() raises
+
+# RecordError: what table() raises, for callers of this script's functions
+from training_speed import RUNS, RecordError, run_command  # noqa: E402, F401
 
 COLUMNS = ["run", "config", "update samples/s (`update_samples_per_s`)",
            "plain MLP of the same widths, fp32 (`peer_update_samples_per_s`)",

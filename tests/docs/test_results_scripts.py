@@ -255,7 +255,6 @@ def test_rule_validation_rebuilds_the_committed_table_and_reads_each_rule(tmp_pa
     assert mod.main() == 2
 
 
-
 VF_RUNS = ["2026-12-05_vf_default_1.json", "2026-12-05_vf_vf128_1.json",
            "2026-12-05_vf_default_2.json", "2026-12-05_vf_vf128_2.json"]
 
