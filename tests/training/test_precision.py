@@ -61,13 +61,50 @@ def test_the_policy_s_passes_are_sb3_contrib_s(policy, positions):
     with torch.no_grad():
         ours = policy.evaluate_actions(obs, acts, masks)
         theirs = MaskableActorCriticPolicy.evaluate_actions(policy, obs, acts, masks)
-        assert torch.equal(ours[0], theirs[0])  # values: the same layers
+        # values: the same layers, the first as two products (the card-class numbers and
+        # the observation side by side: MixedMlpExtractor.forward_actor_parts)
+        torch.testing.assert_close(ours[0], theirs[0], rtol=0, atol=1e-5)
+        assert not torch.equal(ours[0], theirs[0])  # that path, not sb3-contrib's
         assert torch.allclose(ours[1], theirs[1], atol=1e-5)  # log-probabilities
         assert torch.allclose(ours[2], theirs[2], atol=1e-5)  # entropies
         best, values, log_prob = policy(obs, deterministic=True, action_masks=masks)
         want = MaskableActorCriticPolicy.forward(policy, obs, True, masks)
-        assert torch.equal(best, want[0]) and torch.equal(values, want[1])
+        assert torch.equal(best, want[0])
+        torch.testing.assert_close(values, want[1], rtol=0, atol=1e-5)
         assert torch.allclose(log_prob, want[2], atol=1e-5)
+
+
+def test_the_split_first_layer_has_the_gradients_of_the_whole_one(policy, positions):
+    """The update's pass (the card-class numbers and the observation entering the hidden
+    layers side by side) gives every parameter the gradient of sb3-contrib's pass over
+    the concatenated features, in float32 to rounding."""
+    obs, masks, acts = positions
+    grads = []
+    for evaluate in (policy.evaluate_actions,
+                     lambda *a: MaskableActorCriticPolicy.evaluate_actions(policy, *a)):
+        policy.zero_grad()
+        values, log_prob, entropy = evaluate(obs, acts, masks)
+        (values.square().mean() - log_prob.mean() - 0.01 * entropy.mean()).backward()
+        grads.append({k: p.grad.clone() for k, p in policy.named_parameters()})
+    policy.zero_grad()
+    ours, theirs = grads
+    assert ours.keys() == theirs.keys()
+    assert any(k.startswith("features_extractor.shared") for k in ours)
+    for k in ours:
+        scale = theirs[k].abs().max().item()
+        assert scale > 0, k  # every parameter takes part
+        torch.testing.assert_close(ours[k], theirs[k], rtol=0, atol=1e-4 * scale, msg=k)
+
+
+def test_the_split_first_layer_without_hidden_layers_is_the_features():
+    from training.sb3.precision import _first_layer_split
+
+    obs, extra = torch.rand(3, 4), torch.rand(3, 2)
+    assert torch.equal(_first_layer_split(torch.nn.Sequential(), obs, extra),
+                       torch.cat([obs, extra], dim=1))
+    net = torch.nn.Sequential(torch.nn.Linear(6, 5), torch.nn.Tanh(), torch.nn.Linear(5, 2))
+    torch.testing.assert_close(_first_layer_split(net, obs, extra),
+                               net(torch.cat([obs, extra], dim=1)))
 
 
 def test_a_sample_follows_the_masked_distribution(policy, positions):

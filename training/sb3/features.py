@@ -84,10 +84,17 @@ class CardClassFeatures(BaseFeaturesExtractor):
             torch.nn.Linear(hidden, channels))
 
     def forward(self, observations: torch.Tensor) -> torch.Tensor:
+        return torch.cat([observations, self.class_features(observations)], dim=1)
+
+    def class_features(self, observations: torch.Tensor) -> torch.Tensor:
+        """The shared MLP's numbers alone: observation ``[B, N]`` -> ``[B, 15 * channels]``
+        (class by class), the part of :meth:`forward`'s output after the observation. The
+        gathers keep the observation's dtype (``bfloat16`` under a bf16 autocast saves the
+        casts of the gathered inputs)."""
         b = observations.shape[0]
         padded = torch.cat([observations, observations.new_zeros(b, 1)], dim=1)
         per_class = padded[:, self.class_idx]                              # [B, 15, 12]
         glob = observations[:, self.global_idx].unsqueeze(1).expand(b, NUM_CLASSES, -1)
-        onehot = self.class_onehot.unsqueeze(0).expand(b, -1, -1)
+        onehot = self.class_onehot.to(observations.dtype).unsqueeze(0).expand(b, -1, -1)
         h = self.shared(torch.cat([per_class, onehot, glob], dim=2))       # [B, 15, C]
-        return torch.cat([observations, h.flatten(1)], dim=1)
+        return h.flatten(1)

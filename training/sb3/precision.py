@@ -40,7 +40,10 @@ from typing import Literal
 import torch
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.policies import BaseModel
+from stable_baselines3.common.preprocessing import preprocess_obs
 from stable_baselines3.common.torch_layers import MlpExtractor
+
+from .features import CardClassFeatures
 
 Precision = Literal["fp32", "bf16"]
 #: what a config may ask for: a precision, or ``"auto"`` (:func:`resolve_precision`)
@@ -201,6 +204,36 @@ class MixedMlpExtractor(MlpExtractor):
             out = self.value_net(features)
         return out.float()
 
+    def forward_actor_parts(self, observations: torch.Tensor,
+                            extra: torch.Tensor) -> torch.Tensor:
+        """:meth:`forward_actor` of the features ``[observations | extra]`` (``[B, N]`` and
+        ``[B, M]``) without forming them: the first layer is the sum of its products with
+        the two parts, so the backward pass computes the gradient of ``extra`` alone
+        (``[B, M]``), not of all ``N + M`` features, whose first ``N`` columns (the
+        observation) need none. The same function as :meth:`forward_actor` within float
+        rounding (a sum in another order); a float32 latent ``[B, pi]``."""
+        with _autocast(self.precision):
+            out = _first_layer_split(self.policy_net, observations, extra)
+        return out.float()
+
+    def forward_critic_parts(self, observations: torch.Tensor,
+                             extra: torch.Tensor) -> torch.Tensor:
+        """:meth:`forward_actor_parts` for the value network: a float32 latent ``[B, vf]``."""
+        with _autocast(self.precision):
+            out = _first_layer_split(self.value_net, observations, extra)
+        return out.float()
+
+
+def _first_layer_split(net: torch.nn.Sequential, observations: torch.Tensor,
+                       extra: torch.Tensor) -> torch.Tensor:
+    """``net(cat([observations, extra], 1))`` with its first ``Linear`` as two products."""
+    if len(net) == 0:  # no hidden layers: the latent is the features
+        return torch.cat([observations, extra], dim=1)
+    first, n = net[0], observations.shape[1]
+    out = (torch.nn.functional.linear(observations, first.weight[:, :n], first.bias)
+           + torch.nn.functional.linear(extra, first.weight[:, n:]))
+    return net[1:](out)
+
 
 class MixedPrecisionPolicy(MaskableActorCriticPolicy):
     """``MaskableActorCriticPolicy`` whose features extractor and hidden layers run in
@@ -235,21 +268,39 @@ class MixedPrecisionPolicy(MaskableActorCriticPolicy):
         with _autocast(self.precision):
             return BaseModel.extract_features(self, obs, extractor)
 
+    def _class_parts(self, obs, extractor) -> tuple[torch.Tensor, torch.Tensor]:
+        """The observation (cast once to :attr:`precision`) and the card-class extractor's
+        numbers, the two parts of its features (:meth:`MixedMlpExtractor.forward_actor_parts`)."""
+        obs = preprocess_obs(obs, self.observation_space, normalize_images=self.normalize_images)
+        if self.precision == "bf16":
+            obs = obs.to(torch.bfloat16)
+        with _autocast(self.precision):
+            return obs, extractor.class_features(obs)
+
+    def _actor_latent(self, obs) -> torch.Tensor:
+        extractor = self.pi_features_extractor
+        if isinstance(extractor, CardClassFeatures):
+            return self.mlp_extractor.forward_actor_parts(*self._class_parts(obs, extractor))
+        return self.mlp_extractor.forward_actor(self._features(obs, extractor))
+
+    def _critic_latent(self, obs) -> torch.Tensor:
+        extractor = self.vf_features_extractor
+        if isinstance(extractor, CardClassFeatures):
+            return self.mlp_extractor.forward_critic_parts(*self._class_parts(obs, extractor))
+        return self.mlp_extractor.forward_critic(self._features(obs, extractor))
+
     def get_distribution(self, obs, action_masks=None):
-        """sb3-contrib's masked distribution at ``obs``, the features in
-        :attr:`precision` as in :meth:`forward` (the evaluation's and DAgger's passes)."""
-        latent_pi = self.mlp_extractor.forward_actor(
-            self._features(obs, self.pi_features_extractor))
-        distribution = self._get_action_dist_from_latent(latent_pi)
+        """sb3-contrib's masked distribution at ``obs``, the same arithmetic as
+        :meth:`forward` (the evaluation's and DAgger's passes)."""
+        distribution = self._get_action_dist_from_latent(self._actor_latent(obs))
         if action_masks is not None:
             distribution.apply_masking(action_masks)
         return distribution
 
     def predict_values(self, obs) -> torch.Tensor:
-        """Values ``float32 [B, 1]``, the features in :attr:`precision` as in
-        :meth:`forward` (SB3 bootstraps a rollout's last and truncated steps with it)."""
-        return self.value_net(self.mlp_extractor.forward_critic(
-            self._features(obs, self.vf_features_extractor)))
+        """Values ``float32 [B, 1]``, the same arithmetic as :meth:`forward` (SB3
+        bootstraps a rollout's last and truncated steps with it)."""
+        return self.value_net(self._critic_latent(obs))
 
     # The rollout's and the update's passes without a distribution object: the same
     # masked categorical as sb3-contrib's MaskableCategorical (masked logits -1e8, a
@@ -264,7 +315,15 @@ class MixedPrecisionPolicy(MaskableActorCriticPolicy):
         return torch.log_softmax(logits, dim=-1), masks
 
     def _latents(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        return self.mlp_extractor(self.extract_features(obs))
+        """The actor's and the critic's latents (float32) from the shared extractor; with
+        the card-class extractor, its numbers and the observation enter the hidden layers
+        side by side (:meth:`MixedMlpExtractor.forward_actor_parts`)."""
+        extractor = self.features_extractor
+        if not isinstance(extractor, CardClassFeatures):
+            return self.mlp_extractor(self.extract_features(obs))
+        parts = self._class_parts(obs, extractor)
+        return (self.mlp_extractor.forward_actor_parts(*parts),
+                self.mlp_extractor.forward_critic_parts(*parts))
 
     def forward(self, obs: torch.Tensor, deterministic: bool = False, action_masks=None):
         """Actions ``int64 [B]`` (sampled, or the most likely with ``deterministic``),
