@@ -62,9 +62,43 @@ def test_a_class_entry_changes_only_that_class_channels():
     assert torch.count_nonzero(d) == 15
 
 
+@pytest.mark.parametrize("layers", [1, 2, 3])
+def test_the_shared_mlp_has_the_hidden_layers_asked_for(layers):
+    ext = CardClassFeatures(_space(OBS_SIZE), hidden=16, channels=4, layers=layers)
+    kinds = [type(m).__name__ for m in ext.shared]
+    assert kinds == ["Linear", "ReLU"] * layers + ["Linear"]
+    assert [m.out_features for m in ext.shared if hasattr(m, "out_features")] == [16] * layers + [4]
+    assert ext(torch.rand(2, OBS_SIZE)).shape == (2, OBS_SIZE + 60)
+
+
+def test_the_default_keeps_the_parameter_names_of_saved_checkpoints():
+    names = [k for k, _ in CardClassFeatures(_space(OBS_SIZE)).named_parameters()]
+    assert names == [f"shared.{i}.{w}" for i in (0, 2, 4) for w in ("weight", "bias")]
+
+
+@pytest.mark.parametrize("layers", [0, -1, True, 1.0])
+def test_a_bad_layer_count_is_a_clear_error(layers):
+    with pytest.raises(ValueError, match="at least 1 hidden layer"):
+        CardClassFeatures(_space(OBS_SIZE), layers=layers)
+
+
 def test_bad_observation_space_is_a_clear_error():
     with pytest.raises(ValueError, match="at least 202"):
         CardClassFeatures(_space(50))
     with pytest.raises(ValueError, match="1-D"):
         CardClassFeatures(gym.spaces.Box(0.0, 1.0, (4, 202), np.float32))
 
+
+
+def test_the_config_s_layer_count_reaches_the_extractor():
+    from pathlib import Path
+
+    from training.sb3.config import load_config
+    from training.sb3.train import policy_kwargs
+
+    root = Path(__file__).resolve().parents[2]
+    default = policy_kwargs(load_config(root / "configs" / "classic.yaml"))
+    # the default's kwargs are those its checkpoints were saved with (a resume compares them)
+    assert default["features_extractor_kwargs"] == {"hidden": 64, "channels": 8}
+    one = policy_kwargs(load_config(root / "configs" / "classic_c1.yaml"))
+    assert one["features_extractor_kwargs"] == {"hidden": 64, "channels": 8, "layers": 1}

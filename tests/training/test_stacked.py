@@ -21,12 +21,13 @@ A = 91
 
 
 def _policy(seed: int, classes: bool = True, net_arch=(32, 32), hidden: int = 16,
-            activation=torch.nn.Tanh):
+            activation=torch.nn.Tanh, layers: int = 2):
     torch.manual_seed(seed)
     kw = {"net_arch": list(net_arch), "activation_fn": activation}
     if classes:
         kw |= {"features_extractor_class": CardClassFeatures,
-               "features_extractor_kwargs": {"hidden": hidden, "channels": 4}}
+               "features_extractor_kwargs": {"hidden": hidden, "channels": 4,
+                                             "layers": layers}}
     return MixedPrecisionPolicy(gym.spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32),
                                 gym.spaces.Discrete(A), lambda _: 1e-3, **kw)
 
@@ -52,10 +53,11 @@ def _own_logits(policy, obs):
         return policy.action_net(policy.mlp_extractor.forward_actor(f))
 
 
-@pytest.mark.parametrize("classes, activation", [(True, torch.nn.Tanh), (False, torch.nn.Tanh),
-                                                 (True, torch.nn.ReLU)])
-def test_the_stacked_pass_gives_each_policy_its_own_logits(classes, activation):
-    policies = [_policy(s, classes, activation=activation) for s in range(3)]
+@pytest.mark.parametrize("classes, activation, layers", [
+    (True, torch.nn.Tanh, 2), (False, torch.nn.Tanh, 2), (True, torch.nn.ReLU, 2),
+    (True, torch.nn.Tanh, 1)])
+def test_the_stacked_pass_gives_each_policy_its_own_logits(classes, activation, layers):
+    policies = [_policy(s, classes, activation=activation, layers=layers) for s in range(3)]
     stacked = StackedActors(policies)
     obs = (torch.rand(3, 5, OBS_SIZE) > 0.6).float()
     with torch.no_grad():
@@ -72,6 +74,7 @@ def test_what_cannot_be_stacked_is_refused():
     assert not stackable([_policy(0), _policy(1, net_arch=(32, 16))])
     assert not stackable([_policy(0), _policy(1, classes=False)])
     assert not stackable([_policy(0), _policy(1, hidden=8)])
+    assert not stackable([_policy(0), _policy(1, layers=1)])
     assert not stackable([_policy(0), _policy(1, activation=torch.nn.ReLU)])
     bf16 = _policy(2)
     bf16.precision = "bf16"

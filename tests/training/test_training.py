@@ -53,6 +53,8 @@ def test_shipped_configs_validate():
     ("ppo: {features: card_classes, class_channels: 0}\n", "ppo.class_channels"),
     ("ppo: {class_hidden: 100000000}\n", "ppo.class_hidden"),
     ("ppo: {class_channels: true}\n", "ppo.class_channels"),
+    ("ppo: {class_layers: 0}\n", "ppo.class_layers"),
+    ("ppo: {class_layers: 1.5}\n", "ppo.class_layers"),
     # the learning-rate anneal: an end rate to anneal to, and a start before the end
     ("ppo: {anneal_from: 100}\n",
      "ppo.anneal_from is set but ppo.learning_rate_final is not"),
@@ -499,7 +501,8 @@ def test_resume_with_another_network_is_a_clear_error(tmp_path):
     final = train(cfg)
     steps = load_model(final).num_timesteps
     more = cfg.model_copy(update={"total_timesteps": steps + 1024})
-    for ppo in ({"features": "mlp"}, {"class_hidden": 32}, {"net_arch": [32]}):
+    for ppo in ({"features": "mlp"}, {"class_hidden": 32}, {"class_layers": 1},
+                {"net_arch": [32]}):
         other = more.model_copy(update={"ppo": cfg.ppo.model_copy(update=ppo)})
         with pytest.raises(ConfigError, match="network differs"):
             train(other, resume=str(final))

@@ -55,6 +55,8 @@ class PPOConfig(PPOSettings):
                               description="card_classes: width of the shared MLP")
     class_channels: int = Field(8, ge=1, le=64, strict=True,
                                 description="card_classes: features per card class")
+    class_layers: int = Field(2, ge=1, le=4, strict=True,
+                              description="card_classes: hidden layers of the shared MLP")
     precision: Literal["fp32", "bf16", "auto"] = Field(
         "fp32", description="the network's arithmetic (training.sb3.precision): fp32; bf16 "
         "(the features extractor and hidden layers in bfloat16 autocast, float32 weights, "

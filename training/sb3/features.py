@@ -57,20 +57,23 @@ class CardClassFeatures(BaseFeaturesExtractor):
     Args:
         observation_space: a ``Box`` of shape ``(N,)`` holding the Classic layout first
             (N = 202 for Classic, 245 for Hand and Foot).
-        hidden: width of the two hidden layers of the shared per-class MLP.
+        hidden: width of the hidden layers of the shared per-class MLP.
         channels: numbers written per card class.
+        layers: how many hidden layers (ReLU) the shared MLP has, at least 1.
 
     Raises:
         ValueError: the observation space is not a 1-D box at least as long as the
-            Classic layout.
+            Classic layout, or ``layers`` < 1.
     """
 
     def __init__(self, observation_space: gym.spaces.Box, hidden: int = 64,
-                 channels: int = 8) -> None:
+                 channels: int = 8, layers: int = 2) -> None:
         shape = getattr(observation_space, "shape", None)
         if shape is None or len(shape) != 1 or shape[0] < OBS_SIZE:
             raise ValueError(f"CardClassFeatures needs a 1-D observation of at least {OBS_SIZE} "
                              f"entries (the canasta_env layout), got shape {shape}")
+        if isinstance(layers, bool) or not isinstance(layers, int) or layers < 1:
+            raise ValueError(f"CardClassFeatures needs at least 1 hidden layer, got {layers!r}")
         n = int(shape[0])
         super().__init__(observation_space, features_dim=n + NUM_CLASSES * channels)
         rows, glob = class_indices(n)
@@ -78,10 +81,10 @@ class CardClassFeatures(BaseFeaturesExtractor):
         self.register_buffer("global_idx", torch.tensor(glob, dtype=torch.long), persistent=False)
         self.register_buffer("class_onehot", torch.eye(NUM_CLASSES), persistent=False)
         d = len(rows[0]) + NUM_CLASSES + len(glob)
-        self.shared = torch.nn.Sequential(
-            torch.nn.Linear(d, hidden), torch.nn.ReLU(),
-            torch.nn.Linear(hidden, hidden), torch.nn.ReLU(),
-            torch.nn.Linear(hidden, channels))
+        body: list[torch.nn.Module] = [torch.nn.Linear(d, hidden), torch.nn.ReLU()]
+        for _ in range(layers - 1):
+            body += [torch.nn.Linear(hidden, hidden), torch.nn.ReLU()]
+        self.shared = torch.nn.Sequential(*body, torch.nn.Linear(hidden, channels))
 
     def forward(self, observations: torch.Tensor) -> torch.Tensor:
         return torch.cat([observations, self.class_features(observations)], dim=1)

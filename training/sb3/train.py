@@ -87,6 +87,8 @@ def policy_kwargs(cfg: TrainConfig) -> dict:
         kw["features_extractor_class"] = CardClassFeatures
         kw["features_extractor_kwargs"] = {"hidden": cfg.ppo.class_hidden,
                                            "channels": cfg.ppo.class_channels}
+        if cfg.ppo.class_layers != 2:  # (checkpoints of the default keep the kwargs they had)
+            kw["features_extractor_kwargs"]["layers"] = cfg.ppo.class_layers
     return kw
 
 
