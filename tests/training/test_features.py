@@ -89,7 +89,6 @@ def test_bad_observation_space_is_a_clear_error():
         CardClassFeatures(gym.spaces.Box(0.0, 1.0, (4, 202), np.float32))
 
 
-
 def test_the_config_s_layer_count_reaches_the_extractor():
     from pathlib import Path
 
@@ -102,3 +101,20 @@ def test_the_config_s_layer_count_reaches_the_extractor():
     assert default["features_extractor_kwargs"] == {"hidden": 64, "channels": 8}
     one = policy_kwargs(load_config(root / "configs" / "classic_c1.yaml"))
     assert one["features_extractor_kwargs"] == {"hidden": 64, "channels": 8, "layers": 1}
+
+
+def test_a_setting_written_out_is_the_same_network_as_its_default():
+    from pathlib import Path
+    from types import SimpleNamespace
+
+    from training.sb3.config import load_config
+    from training.sb3.train import network_mismatch, policy_kwargs
+
+    cfg = load_config(Path(__file__).resolve().parents[2] / "configs" / "classic.yaml")
+    saved = policy_kwargs(cfg)
+    written_out = saved | {"features_extractor_kwargs": {"hidden": 64, "channels": 8,
+                                                         "layers": 2}}
+    assert network_mismatch(SimpleNamespace(policy_kwargs=written_out), cfg) == ""
+    other = saved | {"features_extractor_kwargs": {"hidden": 64, "channels": 8, "layers": 1}}
+    assert network_mismatch(SimpleNamespace(policy_kwargs=other), cfg).startswith(
+        "extractor settings ")

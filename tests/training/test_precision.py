@@ -19,6 +19,7 @@ from training.sb3.checkpoint import load_model  # noqa: E402
 from training.sb3.config import ConfigError, load_config  # noqa: E402
 from training.sb3.precision import (  # noqa: E402
     MixedPrecisionPolicy,
+    _autocast,
     bf16_available,
     resolve_precision,
     set_precision,
@@ -61,33 +62,69 @@ def test_the_policy_s_passes_are_sb3_contrib_s(policy, positions):
     with torch.no_grad():
         ours = policy.evaluate_actions(obs, acts, masks)
         theirs = MaskableActorCriticPolicy.evaluate_actions(policy, obs, acts, masks)
-        # values: the same layers, the first as two products (the card-class numbers and
-        # the observation side by side: MixedMlpExtractor.forward_actor_parts)
-        torch.testing.assert_close(ours[0], theirs[0], rtol=0, atol=1e-5)
-        assert not torch.equal(ours[0], theirs[0])  # that path, not sb3-contrib's
+        # the same layers, the first as two products (MixedMlpExtractor.forward_split)
+        torch.testing.assert_close(ours[0], theirs[0], rtol=0, atol=1e-5)  # values
         assert torch.allclose(ours[1], theirs[1], atol=1e-5)  # log-probabilities
         assert torch.allclose(ours[2], theirs[2], atol=1e-5)  # entropies
         best, values, log_prob = policy(obs, deterministic=True, action_masks=masks)
         want = MaskableActorCriticPolicy.forward(policy, obs, True, masks)
-        assert torch.equal(best, want[0])
-        torch.testing.assert_close(values, want[1], rtol=0, atol=1e-5)
-        assert torch.allclose(log_prob, want[2], atol=1e-5)
+        every = MaskableActorCriticPolicy.get_distribution(policy, obs, masks.numpy())
+        top2 = every.distribution.logits.topk(2, dim=1).values
+    clear = (top2[:, 0] - top2[:, 1]) > 1e-4  # no near-tie that rounding could flip
+    assert clear.float().mean() > 0.9
+    assert torch.equal(best[clear], want[0][clear])
+    torch.testing.assert_close(values, want[1], rtol=0, atol=1e-5)
+    assert torch.allclose(log_prob, want[2], atol=1e-5)
+
+
+@pytest.mark.parametrize("precision", ["fp32", "bf16"])
+def test_every_pass_takes_the_two_products_never_the_concatenated_features(
+        policy, positions, monkeypatch, precision):
+    if precision == "bf16" and not bf16_available():
+        pytest.skip("this CPU has no bfloat16 products")
+    from training.sb3.features import CardClassFeatures
+
+    obs, masks, acts = positions
+
+    def refused(self, observations):
+        raise AssertionError("the concatenated features were formed")
+
+    monkeypatch.setattr(CardClassFeatures, "forward", refused)
+    set_precision(policy, precision)
+    try:
+        with torch.no_grad():
+            policy.evaluate_actions(obs[:8], acts[:8], masks[:8])
+            policy(obs[:8], action_masks=masks[:8])
+            policy.get_distribution(obs[:8], action_masks=masks[:8].numpy())
+            policy.predict_values(obs[:8])
+    finally:
+        set_precision(policy, "fp32")
+
+
+def _grads(policy, evaluate, positions) -> dict:
+    obs, masks, acts = positions
+    policy.zero_grad()
+    values, log_prob, entropy = evaluate(obs, acts, masks)
+    (values.square().mean() - log_prob.mean() - 0.01 * entropy.mean()).backward()
+    out = {k: p.grad.clone() for k, p in policy.named_parameters()}
+    policy.zero_grad()
+    return out
+
+
+def _theirs(policy):
+    """sb3-contrib's pass over the concatenated features, in the policy's precision."""
+    def evaluate(*args):
+        with _autocast(policy.precision):
+            return MaskableActorCriticPolicy.evaluate_actions(policy, *args)
+    return evaluate
 
 
 def test_the_split_first_layer_has_the_gradients_of_the_whole_one(policy, positions):
     """The update's pass (the card-class numbers and the observation entering the hidden
     layers side by side) gives every parameter the gradient of sb3-contrib's pass over
     the concatenated features, in float32 to rounding."""
-    obs, masks, acts = positions
-    grads = []
-    for evaluate in (policy.evaluate_actions,
-                     lambda *a: MaskableActorCriticPolicy.evaluate_actions(policy, *a)):
-        policy.zero_grad()
-        values, log_prob, entropy = evaluate(obs, acts, masks)
-        (values.square().mean() - log_prob.mean() - 0.01 * entropy.mean()).backward()
-        grads.append({k: p.grad.clone() for k, p in policy.named_parameters()})
-    policy.zero_grad()
-    ours, theirs = grads
+    ours = _grads(policy, policy.evaluate_actions, positions)
+    theirs = _grads(policy, _theirs(policy), positions)
     assert ours.keys() == theirs.keys()
     assert any(k.startswith("features_extractor.shared") for k in ours)
     for k in ours:
@@ -96,12 +133,59 @@ def test_the_split_first_layer_has_the_gradients_of_the_whole_one(policy, positi
         torch.testing.assert_close(ours[k], theirs[k], rtol=0, atol=1e-4 * scale, msg=k)
 
 
+@pytest.mark.skipif(not bf16_available(), reason="this CPU has no bfloat16 products")
+def test_in_bf16_the_split_first_layer_points_every_gradient_the_same_way(policy, positions):
+    """In bf16 both passes round, each its own way: every parameter's gradient from the
+    update's pass points where sb3-contrib's does (cosine above 0.99) at the same size."""
+    set_precision(policy, "bf16")
+    try:
+        ours = _grads(policy, policy.evaluate_actions, positions)
+        theirs = _grads(policy, _theirs(policy), positions)
+    finally:
+        set_precision(policy, "fp32")
+    for k in ours:
+        a, b = ours[k].flatten(), theirs[k].flatten()
+        assert torch.nn.functional.cosine_similarity(a, b, dim=0) > 0.99, k
+        assert 0.95 < (a.norm() / b.norm()).item() < 1.05, k
+
+
+def test_without_a_shared_extractor_every_pass_takes_the_same_arithmetic(positions):
+    """Each network's own card-class extractor: the rollout's, the update's, the
+    evaluation's and the bootstrap's passes agree exactly, in either precision."""
+    import gymnasium as gym
+
+    from training.sb3.features import CardClassFeatures
+
+    obs, masks, acts = positions
+    torch.manual_seed(0)
+    own = MixedPrecisionPolicy(gym.spaces.Box(0.0, 1.0, (obs.shape[1],), np.float32),
+                               gym.spaces.Discrete(91), lambda _: 1e-3, net_arch=[32],
+                               features_extractor_class=CardClassFeatures,
+                               features_extractor_kwargs={"hidden": 16, "channels": 4},
+                               share_features_extractor=False)
+    assert own.pi_features_extractor is not own.vf_features_extractor
+    for precision in ["fp32", "bf16"] if bf16_available() else ["fp32"]:
+        set_precision(own, precision)
+        with torch.no_grad():
+            values, log_prob, _ = own.evaluate_actions(obs, acts, masks)
+            dist = own.get_distribution(obs, action_masks=masks.numpy())
+            _, rollout_values, _ = own(obs, action_masks=masks)
+            torch.testing.assert_close(dist.log_prob(acts), log_prob, rtol=1e-5, atol=2e-5)
+            assert torch.equal(own.predict_values(obs), values)
+            assert torch.equal(rollout_values, values)
+
+
 def test_the_split_first_layer_without_hidden_layers_is_the_features():
     from training.sb3.precision import _first_layer_split
 
     obs, extra = torch.rand(3, 4), torch.rand(3, 2)
     assert torch.equal(_first_layer_split(torch.nn.Sequential(), obs, extra),
                        torch.cat([obs, extra], dim=1))
+    with torch.autocast("cpu", dtype=torch.bfloat16):  # the observation is not rounded
+        out = _first_layer_split(torch.nn.Sequential(), obs, extra.bfloat16())
+    assert out.dtype == torch.float32 and torch.equal(out[:, :4], obs)
+    with pytest.raises(ValueError, match="a Linear of 4 \\+ 2 inputs"):
+        _first_layer_split(torch.nn.Sequential(torch.nn.Linear(5, 3)), obs, extra)
     net = torch.nn.Sequential(torch.nn.Linear(6, 5), torch.nn.Tanh(), torch.nn.Linear(5, 2))
     torch.testing.assert_close(_first_layer_split(net, obs, extra),
                                net(torch.cat([obs, extra], dim=1)))

@@ -27,6 +27,10 @@ from training.common.config import (  # noqa: F401 (re-exported)
     load_yaml_model,
 )
 
+#: the card-class extractor's hidden layers unless ``ppo.class_layers`` says otherwise (also
+#: :class:`training.sb3.features.CardClassFeatures`' default)
+CLASS_LAYERS = 2
+
 
 class PPOConfig(PPOSettings):
     """MaskablePPO hyperparameters (sb3-contrib names): the shared
@@ -55,7 +59,7 @@ class PPOConfig(PPOSettings):
                               description="card_classes: width of the shared MLP")
     class_channels: int = Field(8, ge=1, le=64, strict=True,
                                 description="card_classes: features per card class")
-    class_layers: int = Field(2, ge=1, le=4, strict=True,
+    class_layers: int = Field(CLASS_LAYERS, ge=1, le=4, strict=True,
                               description="card_classes: hidden layers of the shared MLP")
     precision: Literal["fp32", "bf16", "auto"] = Field(
         "fp32", description="the network's arithmetic (training.sb3.precision): fp32; bf16 "

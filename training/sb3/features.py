@@ -27,6 +27,8 @@ from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from canasta_env.engine.cards import NUM_CLASSES
 from canasta_env.observation import MELD_SLOTS, OBS_SIZE, SLICES
 
+from .config import CLASS_LAYERS
+
 #: per-class pieces, one entry per card class
 _CLASS_PIECES = ("hand", "known_left", "known_partner", "known_right", "pile_contents",
                  "pile_top")
@@ -67,7 +69,7 @@ class CardClassFeatures(BaseFeaturesExtractor):
     """
 
     def __init__(self, observation_space: gym.spaces.Box, hidden: int = 64,
-                 channels: int = 8, layers: int = 2) -> None:
+                 channels: int = 8, layers: int = CLASS_LAYERS) -> None:
         shape = getattr(observation_space, "shape", None)
         if shape is None or len(shape) != 1 or shape[0] < OBS_SIZE:
             raise ValueError(f"CardClassFeatures needs a 1-D observation of at least {OBS_SIZE} "
@@ -90,10 +92,16 @@ class CardClassFeatures(BaseFeaturesExtractor):
         return torch.cat([observations, self.class_features(observations)], dim=1)
 
     def class_features(self, observations: torch.Tensor) -> torch.Tensor:
-        """The shared MLP's numbers alone: observation ``[B, N]`` -> ``[B, 15 * channels]``
-        (class by class), the part of :meth:`forward`'s output after the observation. The
-        gathers keep the observation's dtype (``bfloat16`` under a bf16 autocast saves the
-        casts of the gathered inputs)."""
+        """The shared MLP's numbers alone, the part of :meth:`forward`'s output after the
+        observation: observation ``[B, N]`` -> ``[B, 15 * channels]``, class by class.
+        ``observations`` is float32, or bfloat16 under a bf16 autocast (the gathers then
+        move half the bytes and the first layer's input needs no cast); the output is in
+        the dtype of the MLP's last product (bfloat16 under that autocast).
+
+        Raises:
+            RuntimeError: a bfloat16 observation outside a bf16 autocast (torch's dtype
+                mismatch in the first product).
+        """
         b = observations.shape[0]
         padded = torch.cat([observations, observations.new_zeros(b, 1)], dim=1)
         per_class = padded[:, self.class_idx]                              # [B, 15, 12]

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import itertools
 import time
 import warnings
 from typing import Literal
@@ -204,35 +205,46 @@ class MixedMlpExtractor(MlpExtractor):
             out = self.value_net(features)
         return out.float()
 
-    def forward_actor_parts(self, observations: torch.Tensor,
-                            extra: torch.Tensor) -> torch.Tensor:
-        """:meth:`forward_actor` of the features ``[observations | extra]`` (``[B, N]`` and
-        ``[B, M]``) without forming them: the first layer is the sum of its products with
-        the two parts, so the backward pass computes the gradient of ``extra`` alone
-        (``[B, M]``), not of all ``N + M`` features, whose first ``N`` columns (the
-        observation) need none. The same function as :meth:`forward_actor` within float
-        rounding (a sum in another order); a float32 latent ``[B, pi]``."""
-        with _autocast(self.precision):
-            out = _first_layer_split(self.policy_net, observations, extra)
-        return out.float()
+    def forward_split(self, net: torch.nn.Sequential, observations: torch.Tensor,
+                      extra: torch.Tensor) -> torch.Tensor:
+        """The latent of ``net`` (:attr:`policy_net` or :attr:`value_net`) at the features
+        ``[observations | extra]`` without forming them (:func:`_first_layer_split`): the
+        backward pass then computes the gradient of ``extra`` alone, not of the
+        observation's columns, which need none. ``observations`` float32 ``[B, N]``,
+        ``extra`` ``[B, M]``; a float32 latent ``[B, out]``. The same function as
+        :meth:`forward_actor` / :meth:`forward_critic` of the concatenated features, to
+        float rounding.
 
-    def forward_critic_parts(self, observations: torch.Tensor,
-                             extra: torch.Tensor) -> torch.Tensor:
-        """:meth:`forward_actor_parts` for the value network: a float32 latent ``[B, vf]``."""
+        Raises:
+            ValueError: ``net``'s first layer is not a ``Linear`` of ``N + M`` inputs.
+        """
         with _autocast(self.precision):
-            out = _first_layer_split(self.value_net, observations, extra)
+            out = _first_layer_split(net, observations, extra)
         return out.float()
 
 
 def _first_layer_split(net: torch.nn.Sequential, observations: torch.Tensor,
                        extra: torch.Tensor) -> torch.Tensor:
-    """``net(cat([observations, extra], 1))`` with its first ``Linear`` as two products."""
-    if len(net) == 0:  # no hidden layers: the latent is the features
+    """``net(cat([observations, extra], 1))`` with its first ``Linear`` computed as two
+    products, one with each part (``[B, N]`` and ``[B, M]``), summed. Under a bf16 autocast
+    each product is rounded to bf16 before the sum: one rounding more than the product over
+    the concatenated features (the log-probabilities of the shipped Classic reference move
+    by about 0.005 from fp32 either way). With no layers, the latent is the features.
+
+    Raises:
+        ValueError: the first layer is not a ``Linear`` of ``N + M`` inputs.
+    """
+    if len(net) == 0:
         return torch.cat([observations, extra], dim=1)
     first, n = net[0], observations.shape[1]
+    if not isinstance(first, torch.nn.Linear) or first.in_features != n + extra.shape[1]:
+        raise ValueError(f"the first layer must be a Linear of {n} + {extra.shape[1]} inputs, "
+                         f"got {first}")
     out = (torch.nn.functional.linear(observations, first.weight[:, :n], first.bias)
            + torch.nn.functional.linear(extra, first.weight[:, n:]))
-    return net[1:](out)
+    for layer in itertools.islice(net, 1, None):
+        out = layer(out)
+    return out
 
 
 class MixedPrecisionPolicy(MaskableActorCriticPolicy):
@@ -269,30 +281,30 @@ class MixedPrecisionPolicy(MaskableActorCriticPolicy):
             return BaseModel.extract_features(self, obs, extractor)
 
     def _class_parts(self, obs, extractor) -> tuple[torch.Tensor, torch.Tensor]:
-        """The observation (cast once to :attr:`precision`) and the card-class extractor's
-        numbers, the two parts of its features (:meth:`MixedMlpExtractor.forward_actor_parts`)."""
+        """The two parts of the card-class extractor's features: the observation (float32
+        ``[B, N]``, preprocessed as SB3 does) and the extractor's numbers (``[B, 15 *
+        channels]``, computed in :attr:`precision` from the observation cast once)."""
         obs = preprocess_obs(obs, self.observation_space, normalize_images=self.normalize_images)
-        if self.precision == "bf16":
-            obs = obs.to(torch.bfloat16)
         with _autocast(self.precision):
-            return obs, extractor.class_features(obs)
+            x = obs.to(torch.bfloat16) if self.precision == "bf16" else obs
+            return obs, extractor.class_features(x)
 
-    def _actor_latent(self, obs) -> torch.Tensor:
-        extractor = self.pi_features_extractor
+    def _latent(self, obs, critic: bool) -> torch.Tensor:
+        """The actor's (or with ``critic`` the critic's) float32 latent at ``obs``, each from
+        its own extractor; the card-class extractor's parts side by side
+        (:meth:`MixedMlpExtractor.forward_split`)."""
+        extractor = self.vf_features_extractor if critic else self.pi_features_extractor
+        mlp = self.mlp_extractor
         if isinstance(extractor, CardClassFeatures):
-            return self.mlp_extractor.forward_actor_parts(*self._class_parts(obs, extractor))
-        return self.mlp_extractor.forward_actor(self._features(obs, extractor))
-
-    def _critic_latent(self, obs) -> torch.Tensor:
-        extractor = self.vf_features_extractor
-        if isinstance(extractor, CardClassFeatures):
-            return self.mlp_extractor.forward_critic_parts(*self._class_parts(obs, extractor))
-        return self.mlp_extractor.forward_critic(self._features(obs, extractor))
+            net = mlp.value_net if critic else mlp.policy_net
+            return mlp.forward_split(net, *self._class_parts(obs, extractor))
+        features = self._features(obs, extractor)
+        return mlp.forward_critic(features) if critic else mlp.forward_actor(features)
 
     def get_distribution(self, obs, action_masks=None):
         """sb3-contrib's masked distribution at ``obs``, the same arithmetic as
         :meth:`forward` (the evaluation's and DAgger's passes)."""
-        distribution = self._get_action_dist_from_latent(self._actor_latent(obs))
+        distribution = self._get_action_dist_from_latent(self._latent(obs, critic=False))
         if action_masks is not None:
             distribution.apply_masking(action_masks)
         return distribution
@@ -300,7 +312,7 @@ class MixedPrecisionPolicy(MaskableActorCriticPolicy):
     def predict_values(self, obs) -> torch.Tensor:
         """Values ``float32 [B, 1]``, the same arithmetic as :meth:`forward` (SB3
         bootstraps a rollout's last and truncated steps with it)."""
-        return self.value_net(self._critic_latent(obs))
+        return self.value_net(self._latent(obs, critic=True))
 
     # The rollout's and the update's passes without a distribution object: the same
     # masked categorical as sb3-contrib's MaskableCategorical (masked logits -1e8, a
@@ -315,22 +327,20 @@ class MixedPrecisionPolicy(MaskableActorCriticPolicy):
         return torch.log_softmax(logits, dim=-1), masks
 
     def _latents(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """The actor's and the critic's latents (float32) from the shared extractor; with
-        the card-class extractor, its numbers and the observation enter the hidden layers
-        side by side (:meth:`MixedMlpExtractor.forward_actor_parts`)."""
-        extractor = self.features_extractor
+        """The actor's and the critic's float32 latents at ``obs``: the same arithmetic as
+        :meth:`_latent` of each, a shared extractor computed once."""
+        if not self.share_features_extractor:
+            return self._latent(obs, critic=False), self._latent(obs, critic=True)
+        extractor, mlp = self.features_extractor, self.mlp_extractor
         if not isinstance(extractor, CardClassFeatures):
-            return self.mlp_extractor(self.extract_features(obs))
+            return mlp(self.extract_features(obs))
         parts = self._class_parts(obs, extractor)
-        return (self.mlp_extractor.forward_actor_parts(*parts),
-                self.mlp_extractor.forward_critic_parts(*parts))
+        return mlp.forward_split(mlp.policy_net, *parts), mlp.forward_split(mlp.value_net, *parts)
 
     def forward(self, obs: torch.Tensor, deterministic: bool = False, action_masks=None):
         """Actions ``int64 [B]`` (sampled, or the most likely with ``deterministic``),
         values ``float32 [B, 1]`` and the actions' log-probabilities ``float32 [B]``, as
         sb3-contrib's; a sample by the Gumbel-max trick, one uniform draw per action."""
-        if not self.share_features_extractor:
-            return super().forward(obs, deterministic, action_masks)
         latent_pi, latent_vf = self._latents(obs)
         values = self.value_net(latent_vf)
         log_probs, _ = self._log_probs(latent_pi, action_masks)
@@ -344,8 +354,6 @@ class MixedPrecisionPolicy(MaskableActorCriticPolicy):
     def evaluate_actions(self, obs: torch.Tensor, actions: torch.Tensor, action_masks=None):
         """Values ``[B, 1]``, log-probabilities ``[B]`` of ``actions`` and entropies ``[B]``
         (float32), as sb3-contrib's."""
-        if not self.share_features_extractor:
-            return super().evaluate_actions(obs, actions, action_masks)
         latent_pi, latent_vf = self._latents(obs)
         log_probs, masks = self._log_probs(latent_pi, action_masks)
         log_prob = log_probs.gather(-1, actions.long().reshape(-1, 1)).squeeze(-1)

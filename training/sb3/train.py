@@ -28,6 +28,7 @@ and prints the command that resumes it; see :class:`TrainingInterrupted`).
 
 from __future__ import annotations
 
+import inspect
 import time
 from pathlib import Path
 
@@ -45,7 +46,7 @@ from training.common.cli import add_run_flags, add_torch_threads_flag, refuse
 
 from .callbacks import build_callbacks
 from .checkpoint import CheckpointError
-from .config import ConfigError, TrainConfig, dump_config, load_config
+from .config import CLASS_LAYERS, ConfigError, TrainConfig, dump_config, load_config
 from .interrupt import TrainingInterrupted, _close_after_stop, learn, stopped_message
 from .runs import _keep_final, check_resume, record_resume, save_atomic
 
@@ -87,7 +88,7 @@ def policy_kwargs(cfg: TrainConfig) -> dict:
         kw["features_extractor_class"] = CardClassFeatures
         kw["features_extractor_kwargs"] = {"hidden": cfg.ppo.class_hidden,
                                            "channels": cfg.ppo.class_channels}
-        if cfg.ppo.class_layers != 2:  # (checkpoints of the default keep the kwargs they had)
+        if cfg.ppo.class_layers != CLASS_LAYERS:  # the default's kwargs stay as saved before
             kw["features_extractor_kwargs"]["layers"] = cfg.ppo.class_layers
     return kw
 
@@ -98,6 +99,18 @@ def _arch(net_arch) -> tuple[list[int], list[int]]:
     if isinstance(net_arch, dict):
         return list(net_arch.get("pi", [])), list(net_arch.get("vf", []))
     return list(net_arch), list(net_arch)
+
+
+def _extractor_settings(kwargs: dict) -> dict:
+    """A policy's features-extractor kwargs with the extractor's defaults filled in (so a
+    setting left out and the same setting written out compare equal)."""
+    cls = kwargs.get("features_extractor_class")
+    given = dict(kwargs.get("features_extractor_kwargs") or {})
+    if cls is None:
+        return given
+    defaults = {name: p.default for name, p in inspect.signature(cls.__init__).parameters.items()
+                if p.default is not inspect.Parameter.empty}
+    return defaults | given
 
 
 def network_mismatch(model, cfg: TrainConfig) -> str:
@@ -112,7 +125,7 @@ def network_mismatch(model, cfg: TrainConfig) -> str:
     want_ext = getattr(want.get("features_extractor_class"), "__name__", "FlattenExtractor")
     if have_ext != want_ext:
         diffs.append(f"features extractor {have_ext} vs {want_ext}")
-    elif have.get("features_extractor_kwargs", {}) != want.get("features_extractor_kwargs", {}):
+    elif (_extractor_settings(have) != _extractor_settings(want)):
         diffs.append(f"extractor settings {have.get('features_extractor_kwargs')} vs "
                      f"{want.get('features_extractor_kwargs')}")
     return "; ".join(diffs)
