@@ -62,7 +62,7 @@ def test_a_class_entry_changes_only_that_class_channels():
     assert torch.count_nonzero(d) == 15
 
 
-@pytest.mark.parametrize("layers", [1, 2, 3])
+@pytest.mark.parametrize("layers", [1, 2, 3, np.int64(2)])
 def test_the_shared_mlp_has_the_hidden_layers_asked_for(layers):
     ext = CardClassFeatures(_space(OBS_SIZE), hidden=16, channels=4, layers=layers)
     kinds = [type(m).__name__ for m in ext.shared]
@@ -76,9 +76,9 @@ def test_the_default_keeps_the_parameter_names_of_saved_checkpoints():
     assert names == [f"shared.{i}.{w}" for i in (0, 2, 4) for w in ("weight", "bias")]
 
 
-@pytest.mark.parametrize("layers", [0, -1, True, 1.0])
+@pytest.mark.parametrize("layers", [0, -1, True, 1.0, np.int64(0)])
 def test_a_bad_layer_count_is_a_clear_error(layers):
-    with pytest.raises(ValueError, match="at least 1 hidden layer"):
+    with pytest.raises(ValueError, match="a whole number of hidden layers, at least 1, got"):
         CardClassFeatures(_space(OBS_SIZE), layers=layers)
 
 
@@ -116,5 +116,6 @@ def test_a_setting_written_out_is_the_same_network_as_its_default():
                                                          "layers": 2}}
     assert network_mismatch(SimpleNamespace(policy_kwargs=written_out), cfg) == ""
     other = saved | {"features_extractor_kwargs": {"hidden": 64, "channels": 8, "layers": 1}}
-    assert network_mismatch(SimpleNamespace(policy_kwargs=other), cfg).startswith(
-        "extractor settings ")
+    assert network_mismatch(SimpleNamespace(policy_kwargs=other), cfg) == (
+        "extractor settings {'hidden': 64, 'channels': 8, 'layers': 1} vs "
+        "{'hidden': 64, 'channels': 8, 'layers': 2}")

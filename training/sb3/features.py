@@ -20,6 +20,8 @@ stores this class by reference, so loading it needs this module (part of the pac
 
 from __future__ import annotations
 
+import numbers
+
 import gymnasium as gym
 import torch
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
@@ -74,8 +76,9 @@ class CardClassFeatures(BaseFeaturesExtractor):
         if shape is None or len(shape) != 1 or shape[0] < OBS_SIZE:
             raise ValueError(f"CardClassFeatures needs a 1-D observation of at least {OBS_SIZE} "
                              f"entries (the canasta_env layout), got shape {shape}")
-        if isinstance(layers, bool) or not isinstance(layers, int) or layers < 1:
-            raise ValueError(f"CardClassFeatures needs at least 1 hidden layer, got {layers!r}")
+        if isinstance(layers, bool) or not isinstance(layers, numbers.Integral) or layers < 1:
+            raise ValueError(f"CardClassFeatures needs a whole number of hidden layers, at "
+                             f"least 1, got {layers!r}")
         n = int(shape[0])
         super().__init__(observation_space, features_dim=n + NUM_CLASSES * channels)
         rows, glob = class_indices(n)
@@ -84,7 +87,7 @@ class CardClassFeatures(BaseFeaturesExtractor):
         self.register_buffer("class_onehot", torch.eye(NUM_CLASSES), persistent=False)
         d = len(rows[0]) + NUM_CLASSES + len(glob)
         body: list[torch.nn.Module] = [torch.nn.Linear(d, hidden), torch.nn.ReLU()]
-        for _ in range(layers - 1):
+        for _ in range(int(layers) - 1):
             body += [torch.nn.Linear(hidden, hidden), torch.nn.ReLU()]
         self.shared = torch.nn.Sequential(*body, torch.nn.Linear(hidden, channels))
 

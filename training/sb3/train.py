@@ -125,9 +125,9 @@ def network_mismatch(model, cfg: TrainConfig) -> str:
     want_ext = getattr(want.get("features_extractor_class"), "__name__", "FlattenExtractor")
     if have_ext != want_ext:
         diffs.append(f"features extractor {have_ext} vs {want_ext}")
-    elif (_extractor_settings(have) != _extractor_settings(want)):
-        diffs.append(f"extractor settings {have.get('features_extractor_kwargs')} vs "
-                     f"{want.get('features_extractor_kwargs')}")
+    elif _extractor_settings(have) != _extractor_settings(want):
+        diffs.append(f"extractor settings {_extractor_settings(have)} vs "
+                     f"{_extractor_settings(want)}")
     return "; ".join(diffs)
 
 
