@@ -13,6 +13,11 @@ from typing import Annotated, Literal, get_args, get_origin
 import yaml
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+#: the card-class extractor's hidden layers unless ``ppo.class_layers`` says otherwise (also
+#: :class:`training.sb3.features.CardClassFeatures`' default; here, with no dependencies,
+#: so that both can import it)
+CLASS_LAYERS = 2
+
 RUN_NAME_MAX = 100  # the TensorBoard folder adds a suffix; file systems allow 255 bytes
 _RUN_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
 

@@ -18,6 +18,7 @@ from pydantic import ConfigDict, Field, model_validator
 
 from training.common.cli import add_torch_threads_flag  # noqa: F401 (re-exported)
 from training.common.config import (  # noqa: F401 (re-exported)
+    CLASS_LAYERS,
     RUN_NAME_MAX,
     ConfigError,
     PPOSettings,
@@ -26,10 +27,6 @@ from training.common.config import (  # noqa: F401 (re-exported)
     dump_config,
     load_yaml_model,
 )
-
-#: the card-class extractor's hidden layers unless ``ppo.class_layers`` says otherwise (also
-#: :class:`training.sb3.features.CardClassFeatures`' default)
-CLASS_LAYERS = 2
 
 
 class PPOConfig(PPOSettings):

@@ -28,8 +28,7 @@ from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 
 from canasta_env.engine.cards import NUM_CLASSES
 from canasta_env.observation import MELD_SLOTS, OBS_SIZE, SLICES
-
-from .config import CLASS_LAYERS
+from training.common.config import CLASS_LAYERS
 
 #: per-class pieces, one entry per card class
 _CLASS_PIECES = ("hand", "known_left", "known_partner", "known_right", "pile_contents",
