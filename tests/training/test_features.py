@@ -97,13 +97,12 @@ def test_the_config_s_layer_count_reaches_the_extractor():
 
     root = Path(__file__).resolve().parents[2]
     default = policy_kwargs(load_config(root / "configs" / "classic.yaml"))
-    # the default's kwargs are those its checkpoints were saved with (a resume compares them)
-    assert default["features_extractor_kwargs"] == {"hidden": 64, "channels": 8}
+    assert default["features_extractor_kwargs"] == {"hidden": 64, "channels": 8, "layers": 2}
     one = policy_kwargs(load_config(root / "configs" / "classic_c1.yaml"))
     assert one["features_extractor_kwargs"] == {"hidden": 64, "channels": 8, "layers": 1}
 
 
-def test_a_setting_written_out_is_the_same_network_as_its_default():
+def test_a_checkpoint_saved_before_the_layer_setting_is_the_default_network():
     from pathlib import Path
     from types import SimpleNamespace
 
@@ -112,9 +111,9 @@ def test_a_setting_written_out_is_the_same_network_as_its_default():
 
     cfg = load_config(Path(__file__).resolve().parents[2] / "configs" / "classic.yaml")
     saved = policy_kwargs(cfg)
-    written_out = saved | {"features_extractor_kwargs": {"hidden": 64, "channels": 8,
-                                                         "layers": 2}}
-    assert network_mismatch(SimpleNamespace(policy_kwargs=written_out), cfg) == ""
+    # checkpoints saved before ppo.class_layers have no "layers": the default, the same network
+    before = saved | {"features_extractor_kwargs": {"hidden": 64, "channels": 8}}
+    assert network_mismatch(SimpleNamespace(policy_kwargs=before), cfg) == ""
     other = saved | {"features_extractor_kwargs": {"hidden": 64, "channels": 8, "layers": 1}}
     assert network_mismatch(SimpleNamespace(policy_kwargs=other), cfg) == (
         "extractor settings {'hidden': 64, 'channels': 8, 'layers': 1} vs "

@@ -46,7 +46,7 @@ from training.common.cli import add_run_flags, add_torch_threads_flag, refuse
 
 from .callbacks import build_callbacks
 from .checkpoint import CheckpointError
-from .config import CLASS_LAYERS, ConfigError, TrainConfig, dump_config, load_config
+from .config import ConfigError, TrainConfig, dump_config, load_config
 from .interrupt import TrainingInterrupted, _close_after_stop, learn, stopped_message
 from .runs import _keep_final, check_resume, record_resume, save_atomic
 
@@ -87,9 +87,8 @@ def policy_kwargs(cfg: TrainConfig) -> dict:
 
         kw["features_extractor_class"] = CardClassFeatures
         kw["features_extractor_kwargs"] = {"hidden": cfg.ppo.class_hidden,
-                                           "channels": cfg.ppo.class_channels}
-        if cfg.ppo.class_layers != CLASS_LAYERS:  # the default's kwargs stay as saved before
-            kw["features_extractor_kwargs"]["layers"] = cfg.ppo.class_layers
+                                           "channels": cfg.ppo.class_channels,
+                                           "layers": cfg.ppo.class_layers}
     return kw
 
 
