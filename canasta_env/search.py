@@ -109,10 +109,17 @@ class SearchPolicy:
     The base policy proposes the move (the heuristic by default; a network such as the
     shipped reference with ``base=``: the policy name ``search_reference``); the search
     keeps it unless another legal action's rollout outcome beats it by ``z`` standard
-    errors over the same deals. The rollouts are always the heuristic's.
+    errors over the same deals. The rollouts are always the heuristic's. With
+    ``candidates=K`` the network is also a prior: the search may switch only to one of
+    the network's ``K`` highest-logit legal actions (the base's own action is always
+    kept), so an action the network rates low cannot win on the noise of a few deals.
 
     Args:
         determinisations, z, criterion: :class:`SearchSettings` (defaults 64, 1.5, win).
+        candidates: ``None`` (every legal action may replace the base's) or an int >= 1:
+            only the base network's ``candidates`` legal actions of largest logit may
+            (needs a ``base`` with ``logits(observation, action_mask)``, float32
+            ``(num_actions,)``, as the ONNX and checkpoint policies have).
         seed: int; the deals of a decision come from ``(seed, the game's decision
             count)``, so the same game and seed always give the same move.
         base: ``None`` (the heuristic) or a policy with ``act(observation, action_mask)
@@ -121,9 +128,10 @@ class SearchPolicy:
             (a network's variant) become this policy's.
 
     Raises:
-        ValueError: bad settings (see :class:`SearchSettings`).
+        ValueError: bad settings (see :class:`SearchSettings`); ``candidates`` < 1.
         TypeError: ``base`` is a class, has no ``act`` method, or needs the game (has
-            ``act_game``); ``seed`` is not an int.
+            ``act_game``); ``seed`` is not an int; ``candidates`` is not an int or has
+            no ``base`` with ``logits``.
         RuntimeError: the native core is not built (the search has no Python version).
     """
 
@@ -132,7 +140,7 @@ class SearchPolicy:
     stateless = True
 
     def __init__(self, determinisations: int = 64, z: float = 1.5, criterion: str = "win",
-                 seed: int = 0, base=None) -> None:
+                 seed: int = 0, base=None, candidates: int | None = None) -> None:
         from .native import available
         from .policies import HeuristicPolicy
 
@@ -146,6 +154,17 @@ class SearchPolicy:
                             f"that needs the game, such as a search, cannot be a base: {base!r}")
         if not isinstance(seed, (int, np.integer)) or isinstance(seed, (bool, np.bool_)):
             raise TypeError(f"seed must be an int, got {seed!r}")
+        if candidates is not None:
+            if not isinstance(candidates, (int, np.integer)) or \
+                    isinstance(candidates, (bool, np.bool_)):
+                raise TypeError(f"candidates must be None or an int, got {candidates!r}")
+            if candidates < 1:
+                raise ValueError(f"candidates must be >= 1 (the base's own action is always "
+                                 f"one), got {candidates}")
+            if base is None or not callable(getattr(base, "logits", None)):
+                raise TypeError(f"candidates needs a base network with logits(observation, "
+                                f"action_mask) to rank the actions by; base is {base!r}")
+        self.candidates = None if candidates is None else int(candidates)
         if not available:
             raise RuntimeError("SearchPolicy needs the compiled native core "
                                "(reinstall with a C compiler: pip install -e .)")
@@ -161,6 +180,8 @@ class SearchPolicy:
     def __repr__(self) -> str:
         s = self.settings
         base = "" if self.base is None else f", base={self.base!r}"
+        if self.candidates is not None:
+            base += f", candidates={self.candidates}"
         return (f"SearchPolicy(determinisations={s.determinisations}, z={s.z}, "
                 f"criterion={s.criterion!r}, seed={self.seed}{base})")
 
@@ -209,11 +230,18 @@ class SearchPolicy:
             raise RuntimeError(f"the base policy {self.base!r} chose {base!r}, not a legal "
                                f"action id (legal: {legal})")
         base = int(base)
-        if len(legal) == 1:
+        keep = None
+        if self.candidates is not None and self.candidates < len(legal):
+            logits = np.asarray(self.base.logits(obs, mask), dtype=np.float64)
+            order = np.asarray(legal)[np.argsort(-logits[legal], kind="stable")]
+            keep = set(int(a) for a in order[:self.candidates]) | {base}
+        if len(legal) == 1 or keep == {base}:
             return base
         s = self.settings
         seed = (self.seed * 1_000_003 + int(native.decisions)) & 0xFFFFFFFFFFFFFFFF
         values = search_game_values(native, self.heuristic._core, s.determinisations, seed,
                                     s.max_decisions)
+        if keep is not None:  # the prior: actions outside the network's top candidates
+            values[[a for a in legal if a not in keep]] = np.nan
         action, _, _ = improve(values[None], np.array([base]), s)
         return int(action[0])

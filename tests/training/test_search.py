@@ -674,3 +674,76 @@ def test_search_reference_plays_each_variant_with_that_variants_reference():
             g.apply(a)
         assert policy_sizes(bot.policy_for(variant)) == policy_sizes(
             load_policy("reference", variant=variant))
+
+
+class _LogitBase(_HighestLegal):
+    """A base with logits: it ranks the legal actions by id, highest first (its move)."""
+
+    def logits(self, observation, action_mask):
+        return np.where(np.asarray(action_mask) != 0,
+                        np.arange(len(action_mask), dtype=np.float32), -np.inf)
+
+
+def test_candidates_limit_the_search_to_the_bases_top_actions():
+    """With ``candidates=K`` the search's move is :func:`improve` of the rollout outcomes
+    with every action outside the base's K highest-logit legal actions left out; K = 1
+    never deviates, and a large K is the plain search."""
+    from canasta_env.native import search_game_values
+    from canasta_env.search import SearchPolicy, SearchSettings, improve
+
+    base = _LogitBase()
+    top2 = SearchPolicy(determinisations=16, seed=2, base=base, candidates=2)
+    only = SearchPolicy(determinisations=16, seed=2, base=base, candidates=1)
+    plain = SearchPolicy(determinisations=16, seed=2, base=base)
+    wide = SearchPolicy(determinisations=16, seed=2, base=base, candidates=91)
+    limited = differed = 0
+    for g in _positions("classic", 6, 120, seed=22):
+        if g.to_move is None:
+            continue
+        legal = g.legal_actions()
+        proposed = max(legal)
+        assert only.act_game(g) == proposed
+        assert wide.act_game(g) == plain.act_game(g)
+        seed = (2 * 1_000_003 + int(g.decisions)) & 0xFFFFFFFFFFFFFFFF
+        values = search_game_values(g, top2.heuristic._core, 16, seed, 5000)
+        top = sorted(legal)[-2:]
+        values[[a for a in legal if a not in top]] = np.nan
+        want, _, _ = improve(values[None], np.array([proposed]), SearchSettings(16, 1.5))
+        got = top2.act_game(g)
+        assert got == int(want[0]) and got in top
+        limited += len(legal) > 2
+        differed += got != plain.act_game(g)
+    assert limited >= 20 and differed >= 1  # the limit is reached and changes moves
+
+
+def test_candidates_are_refused_without_a_ranking_base_or_as_a_bad_count():
+    from canasta_env.search import SearchPolicy
+
+    with pytest.raises(TypeError, match="candidates needs a base network with logits"):
+        SearchPolicy(candidates=3)
+    with pytest.raises(TypeError, match="candidates needs a base network with logits"):
+        SearchPolicy(base=_HighestLegal(), candidates=3)
+    for bad in (2.0, True, "3"):
+        with pytest.raises(TypeError, match="candidates must be None or an int"):
+            SearchPolicy(base=_LogitBase(), candidates=bad)
+    for bad in (0, -1):
+        with pytest.raises(ValueError, match="candidates must be >= 1"):
+            SearchPolicy(base=_LogitBase(), candidates=bad)
+    assert "candidates=3" in repr(SearchPolicy(base=_LogitBase(), candidates=np.int64(3)))
+
+
+def test_expert_candidates_are_search_reference_with_their_settings():
+    from canasta_env.bots import load_policy
+    from canasta_env.search import SearchPolicy
+    from training.search import expert
+
+    d64 = load_policy("training.search.expert:D64", variant="classic")
+    top3 = load_policy("training.search.expert:D256_TOP3", variant="classic")
+    assert isinstance(d64, SearchPolicy) and d64.settings.determinisations == 64
+    assert d64.candidates is None
+    assert (top3.settings.determinisations, top3.candidates) == (256, 3)
+    ref = load_policy("search_reference", variant="classic")
+    g = next(g for g in _positions("classic", 2, 51, seed=3) if len(g.legal_actions()) > 2)
+    assert d64.act_game(g) == ref.act_game(g)
+    with pytest.raises(KeyError, match="no expert candidate 'D1'"):
+        expert.candidate("D1")
