@@ -418,6 +418,43 @@ def test_play_is_reproducible_and_records(tmp_path):
     assert 0 < a["deviation_rate"] < 1
 
 
+def test_play_with_the_actor_as_base_labels_around_the_networks_moves():
+    """``play(actor_base=True)``: the network plays the side and the search improves the
+    network's action, as search_reference does: ``base`` is the network's own move,
+    every label is it or a better action, and with ``candidates=1`` the search never
+    leaves the network's move (one candidate is its own)."""
+    from training.checkpoint import load_policy_checkpoint
+    from training.search import SearchSettings, play
+
+    ref = "checkpoints/reference/classic.zip"
+    s = SearchSettings(determinisations=6, z=0.5)
+    a = play("classic", 3, seed=5, settings=s, actor=ref, record=True, progress=False,
+             actor_base=True)
+    net = load_policy_checkpoint(ref)
+    own = net.act_batch(a["obs"], a["masks"].astype(np.int8))
+    np.testing.assert_array_equal(a["base"], own)
+    dev = a["actions"] != a["base"]
+    assert dev.any() and (a["better"][dev].any(1)).all() and not a["better"][~dev].any()
+    assert a["agreement"] == pytest.approx(1 - dev.mean())
+    heur = play("classic", 3, seed=5, settings=s, actor=ref, record=True, progress=False)
+    assert not np.array_equal(heur["base"], a["base"])   # there: the heuristic's moves
+    one = play("classic", 3, seed=5, settings=s, actor=ref, record=True, progress=False,
+               actor_base=True, candidates=1)
+    assert one["deviation_rate"] == 0 and one["agreement"] == 1.0
+    two = play("classic", 3, seed=5, settings=s, actor=ref, record=True, progress=False,
+               actor_base=True, candidates=2)
+    logits = net.logits_batch(two["obs"], two["masks"].astype(np.int8))
+    top2 = np.argsort(-logits, axis=1, kind="stable")[:, :2]
+    assert (top2 == two["actions"][:, None]).any(1).all()
+    assert two["deviation_rate"] < a["deviation_rate"]
+    for kw, msg in (({"actor_base": True}, "needs an actor"),
+                    ({"actor": ref, "candidates": 3}, "need the actor as the search's base"),
+                    ({"actor": ref, "actor_base": True, "candidates": 0},
+                     "candidates must be an int >= 1")):
+        with pytest.raises(ValueError, match=msg):
+            play("classic", 1, seed=5, settings=s, progress=False, **kw)
+
+
 def test_cli_refuses_overwriting(tmp_path, capsys):
     from training.search import main
 

@@ -49,12 +49,17 @@ def _env_kwargs(variant: str) -> dict:
 
 
 def play_chunk(variant: str, seeds: list[int], side: int, settings: SearchSettings,
-               actor: str | None, record: bool, search_seed: int, gamma: float = 0.995):
+               actor: str | None, record: bool, search_seed: int, gamma: float = 0.995,
+               actor_base: bool = False, candidates: int | None = None):
     """One hand of each deal in ``seeds`` (native seeds, ``VectorGames(seed=seeds)``), the
     searching side at partnership ``side`` against the heuristic.
 
     With ``actor`` (a checkpoint path) the network plays the side (its most likely legal
-    action) and the search labels its decisions; else the search plays.
+    action) and the search labels its decisions; else the search plays. With
+    ``actor_base`` the search improves the network's action instead of the heuristic's
+    (as ``search_reference`` does), and ``candidates`` (an int, actor_base only) limits
+    the actions that may replace it to the network's ``candidates`` highest-logit legal
+    ones (``SearchPolicy(candidates=...)``); ``base`` then records the network's action.
 
     Returns:
         dict with ``results`` float64 (len(seeds),): the side's hand score difference
@@ -62,8 +67,8 @@ def play_chunk(variant: str, seeds: list[int], side: int, settings: SearchSettin
         ``searched`` and ``deviated`` counts; ``agree`` (actor only: decisions where the
         network chose the search's action); with ``record`` the arrays ``obs`` float32,
         ``masks`` bool, ``actions`` int64 (the search's), ``base`` int64 (the
-        heuristic's), ``returns`` float32 (the side's hand reward x 0.001 discounted by
-        ``gamma`` per decision).
+        heuristic's, or the network's with ``actor_base``), ``returns`` float32 (the
+        side's hand reward x 0.001 discounted by ``gamma`` per decision).
     """
     from canasta_env.engine import preset
     from canasta_env.native import VectorGames, search_values
@@ -94,11 +99,23 @@ def play_chunk(variant: str, seeds: list[int], side: int, settings: SearchSettin
         labels = acts[mine].copy()
         multi = vg.masks[mine].sum(1) > 1
         rows = mine[multi]
+        if net is not None and len(mine):
+            chosen = net.act_batch(vg.observations[mine], vg.masks[mine])
+            if actor_base:  # the network's move is the one the search must beat
+                acts[mine] = chosen
+                labels = chosen.copy()
         if len(rows):
             vals = search_values(vg, rows, core, settings.determinisations,
                                  seed=search_seed * 1_000_003 + calls,
                                  max_decisions=settings.max_decisions)
             calls += 1
+            if candidates is not None:  # the network as a prior: only its top actions
+                logits = net.logits_batch(vg.observations[rows], vg.masks[rows])
+                top = np.argsort(-logits, axis=1, kind="stable")[:, :candidates]
+                allowed = np.zeros(vals.shape[:2], bool)
+                allowed[np.arange(len(rows))[:, None], top] = True
+                allowed[np.arange(len(rows)), acts[rows]] = True
+                vals[~allowed] = np.nan
             lab, better, adv = improve(vals, acts[rows], settings)
             labels[multi] = lab
             searched += len(rows)
@@ -109,7 +126,6 @@ def play_chunk(variant: str, seeds: list[int], side: int, settings: SearchSettin
             row_better, row_adv = {}, {}
         if len(mine):
             if net is not None:
-                chosen = net.act_batch(vg.observations[mine], vg.masks[mine])
                 agree += int((chosen == labels).sum())
                 decided += len(mine)
             else:
@@ -158,8 +174,15 @@ def _deal_seeds(seed: int, deals: int) -> list[int]:
 
 def play(variant: str, deals: int, seed: int, settings: SearchSettings,
          actor: str | None = None, record: bool = False, workers: int = 1,
-         chunk: int = 32, progress: bool = True) -> dict:
+         chunk: int = 32, progress: bool = True, actor_base: bool = False,
+         candidates: int | None = None) -> dict:
     """Duplicate deals of the search (or ``actor`` labelled by it) against the heuristic.
+
+    ``actor_base`` and ``candidates``: as :func:`play_chunk` (both need ``actor``).
+
+    Raises:
+        ValueError: ``actor_base`` or ``candidates`` without what they need, or
+            ``candidates`` < 1.
 
     Returns:
         ``{"hands", "win_rate", "win_rate_ci", "mean_diff", "deviation_rate",
@@ -169,6 +192,15 @@ def play(variant: str, deals: int, seed: int, settings: SearchSettings,
 
     from training.evaluation.stats import wilson
 
+    if actor_base and actor is None:
+        raise ValueError("the actor as the search's base needs an actor (--actor)")
+    if candidates is not None and not actor_base:
+        raise ValueError("candidates rank the actor's actions: they need the actor as the "
+                         "search's base (--base actor)")
+    if candidates is not None and (isinstance(candidates, bool) or
+                                   not isinstance(candidates, (int, np.integer)) or
+                                   candidates < 1):
+        raise ValueError(f"candidates must be an int >= 1, got {candidates!r}")
     if actor is not None:  # a network of another variant is refused before the first deal
         from canasta_env.bots.loader import check_policy_variant
         from training.sb3.checkpoint import load_policy_checkpoint
@@ -179,7 +211,7 @@ def play(variant: str, deals: int, seed: int, settings: SearchSettings,
     for side in (0, 1):
         for k in range(0, deals, chunk):
             jobs.append((variant, seeds[k:k + chunk], side, settings, actor, record,
-                         seed * 7 + side * 100_000 + k))
+                         seed * 7 + side * 100_000 + k, 0.995, actor_base, candidates))
     t0 = time.time()
     parts = []
     bar = tqdm(total=2 * deals, desc="search vs heuristic", unit="hand", file=sys.stderr,
@@ -216,7 +248,8 @@ def play(variant: str, deals: int, seed: int, settings: SearchSettings,
 
 def distill_targets(masks: np.ndarray, base: np.ndarray, better: np.ndarray) -> np.ndarray:
     """The set of actions each recorded decision is taught: the actions the search found
-    better than the heuristic's where there are any, else the heuristic's action.
+    better than the recorded base action (the heuristic's, or the actor's when recorded
+    with ``--base actor``) where there are any, else the base action.
     bool (n, num_actions)."""
     n = len(base)
     keep = np.zeros_like(masks, dtype=bool)
@@ -234,8 +267,8 @@ def distill(init: str, data: list[str], out: str, epochs: int, batch_size: int,
     likelihood ``-log sum_{a in S} p(a)`` with ``S`` from :func:`distill_targets`: where
     the search found several actions better than the heuristic's, the network may put
     its mass on any of them (which one the search ranks first is mostly noise), and
-    where it found none, it is taught the heuristic's action. The value head is not
-    trained.
+    where it found none, it is taught the recorded base action (the heuristic's, or the
+    network's own with ``play --base actor``). The value head is not trained.
 
     Returns:
         ``{"decisions", "deviations", "held_out", "epochs": [{"train_loss",
@@ -396,7 +429,8 @@ def main(argv: list[str] | None = None) -> int:
                     "side at seats 0+2, then 1+3. Prints the side's win rate (ties 1/2) "
                     "with its 95%% interval, the mean score difference per hand, and the "
                     "share of searched decisions (those with two or more legal actions) "
-                    "where the search left the heuristic's action.")
+                    "where the search left the base action (the heuristic's, or the actor's with "
+                    "--base actor).")
     pl.add_argument("--variant", choices=("classic", "hand_and_foot"), default="classic",
                     help="(default: %(default)s)")
     pl.add_argument("--deals", type=positive_int, default=100,
@@ -414,10 +448,18 @@ def main(argv: list[str] | None = None) -> int:
     pl.add_argument("--actor", type=existing_file, default=None,
                     help="a .zip checkpoint that plays the side; the search only labels its "
                          "decisions (then 'agreement' is printed)")
+    pl.add_argument("--base", choices=("heuristic", "actor"), default="heuristic",
+                    help="the action the search must beat: the heuristic's, or the "
+                         "actor's (as search_reference; needs --actor) "
+                         "(default: %(default)s)")
+    pl.add_argument("--candidates", type=positive_int, default=None,
+                    help="with --base actor: only the actor's K highest-logit legal "
+                         "actions may replace its move (the network as a prior)")
     pl.add_argument("--record", type=lambda s: _new_file(s, ".npz"), default=None,
                     help=".npz to save the side's decisions to (every decision, single "
                          "legal actions included): obs, masks, actions (the search's), "
-                         "base (the heuristic's), better, advantage, returns")
+                         "base (the heuristic's, or the actor's with --base actor), "
+                         "better, advantage, returns")
     pl.add_argument("--workers", type=positive_int, default=1,
                     help="processes (default: %(default)s)")
     pl.add_argument("--chunk", type=positive_int, default=32,
@@ -427,7 +469,8 @@ def main(argv: list[str] | None = None) -> int:
         description="Fit a MaskablePPO checkpoint to the decisions of `play --record` files "
                     "(those with two or more legal actions) with the set loss: where the "
                     "search found better actions the network may choose any of them, "
-                    "elsewhere the heuristic's. Prints per epoch the held-out set accuracy, "
+                    "elsewhere the recorded base action (the heuristic's, or the actor's "
+                    "with play --base actor). Prints per epoch the held-out set accuracy, "
                     "on the decisions the search changed ('deviations') and on those it "
                     "kept ('kept').")
     d.add_argument("--init", type=existing_file, required=True,
@@ -450,7 +493,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.cmd == "play":
             settings = SearchSettings(args.determinisations, args.z, args.criterion)
             r = play(args.variant, args.deals, args.seed, settings, args.actor,
-                     bool(args.record), args.workers, args.chunk)
+                     bool(args.record), args.workers, args.chunk,
+                     actor_base=args.base == "actor", candidates=args.candidates)
             if args.record:
                 np.savez_compressed(args.record, **{k: r.pop(k) for k in RECORD_KEYS})
             lo, hi = r["win_rate_ci"]
@@ -472,7 +516,7 @@ def main(argv: list[str] | None = None) -> int:
                     f"{_or_na(h, 'held_kept_accuracy')})" if "held_set_accuracy" in h
                     else "nothing held out")
             print(f"distilled {st['decisions']} decisions ({st['deviations']} where the "
-                  f"search left the heuristic); {held}; saved {args.out}", flush=True)
+                  f"search left the base action); {held}; saved {args.out}", flush=True)
     except KeyboardInterrupt:
         return interrupted(prog)
     except (ValueError, KeyError, OSError, RuntimeError) as e:
