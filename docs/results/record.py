@@ -13,7 +13,9 @@ that gives exactly these figures (built from the file's own ``a``, ``b``, ``hand
 ``seed`` and ``variant``). A row with the same command (``--workers`` aside) is replaced,
 others are kept; every row of a table has the same side A; a missing table is created
 (kind ``evaluation``, see docs/results/tables.py). ``--note``
-adds a short note after the opponent.
+adds a short note after the opponent. ``--by-policy`` records a comparison of policies
+instead: side A may differ from row to row and is shown in a first column (a table is
+one kind or the other for good).
 
 Every file is read and checked before DATA is written; DATA is replaced in one step.
 Exit codes: 0 written, 2 a bad argument or file (one line on stderr).
@@ -108,6 +110,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("evaluations", nargs="+", type=Path, metavar="EVALUATION",
                    help="files of python -m training.evaluate ... --json output")
     p.add_argument("--note", default=None, help="a short note after each row's opponent")
+    p.add_argument("--by-policy", action="store_true",
+                   help="a comparison: side A may differ between rows (a first column)")
     args = p.parse_args(argv)
     if args.note is not None and (not args.note.strip() or
                                   any(c in args.note for c in "\n\r|`")):
@@ -125,6 +129,10 @@ def main(argv: list[str] | None = None) -> int:
     table = data.setdefault("tables", {}).get(args.table)
     if table is not None and table.get("kind") != "evaluation":
         p.error(f"{args.data}: table {args.table!r} is not an evaluation table")
+    if table is not None and bool(table.get("by_policy")) != args.by_policy:
+        p.error(f"{args.data}: table {args.table!r} is "
+                f"{'' if table.get('by_policy') else 'not '}a comparison of policies: "
+                f"{'add' if table.get('by_policy') else 'leave out'} --by-policy")
     rows = []
     levels = table["levels"] if table else None
     for path in args.evaluations:
@@ -137,13 +145,16 @@ def main(argv: list[str] | None = None) -> int:
         levels = lv
         if any(_same(r["command"], x["command"]) for x in rows):
             p.error(f"{path}: the same evaluation as another file given ({r['command']})")
+        if args.by_policy:
+            r["a"] = _a_of(r["command"])
         sides = {_a_of(x["command"]) for x in (table["rows"] if table else [])} | \
             {_a_of(x["command"]) for x in rows}
-        if len(sides | {_a_of(r["command"])}) > 1:
+        if not args.by_policy and len(sides | {_a_of(r["command"])}) > 1:
             p.error(f"{path}: side A is {_a_of(r['command'])}; the table {args.table!r} "
                     f"records {', '.join(sorted(s for s in sides if s))}")
         rows.append(r)
-    table = table or {"kind": "evaluation", "levels": levels, "rows": []}
+    table = table or {"kind": "evaluation", "levels": levels, "rows": [],
+                      **({"by_policy": True} if args.by_policy else {})}
     table["rows"] = [x for x in table["rows"]
                      if not any(_same(x["command"], r["command"]) for r in rows)] + rows
     data["tables"][args.table] = table

@@ -17,6 +17,8 @@ table, in one of these forms:
     run: ``opponent``, ``seed``, ``win_rate``, ``win_rate_ci`` ``[low, high]``,
     ``mean_score_diff``, ``score_diff_ci`` ``[low, high]`` (points per hand),
     ``opening_success`` (one rate per level of ``levels``) and ``command``.
+    With ``"by_policy": true`` the rows may differ in side A, each row's ``a``, shown in
+    a first column (a comparison of policies on the same deals).
 ``{"columns": [...], "rows": [{"cells": [...], "command": "..."}, ...]}``
     any other table: the cells as recorded, and the command that produced the row.
 ``{"kind": "ratings", "command": "...", "result": {...}}``
@@ -93,8 +95,10 @@ def markdown(columns: list[str], rows: list[list[str]]) -> str:
 
 def evaluation_table(spec: dict) -> str:
     levels = " / ".join(str(lv) for lv in spec["levels"])
-    columns = ["opponent, seed", "win rate (95% CI)", "mean score diff per hand (95% CI)",
-               f"opening success at {levels}", "command"]
+    by_policy = spec.get("by_policy", False)
+    columns = ["policy"] * by_policy + [
+        "opponent, seed", "win rate (95% CI)", "mean score diff per hand (95% CI)",
+        f"opening success at {levels}", "command"]
     rows = []
     for r in spec["rows"]:
         lo, hi = r["win_rate_ci"]
@@ -107,6 +111,8 @@ def evaluation_table(spec: dict) -> str:
                      " / ".join("n/a" if x is None else f"{x:.3f}"
                                 for x in r["opening_success"]),
                      f"`{r['command']}`"])
+        if by_policy:
+            rows[-1].insert(0, f"`{r['a']}`")
     return markdown(columns, rows)
 
 

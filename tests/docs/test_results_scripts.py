@@ -207,6 +207,36 @@ def test_record_writes_an_evaluation_row_with_the_command_that_replays_it(tmp_pa
     assert not (tmp_path / "y.json").exists()
 
 
+def test_record_by_policy_compares_policies_in_a_first_column(tmp_path, monkeypatch, capsys):
+    mod = _record()
+    tables = load_script("docs/results/tables.py")
+    monkeypatch.setattr(mod, "HERE", tmp_path)
+    one, two = tmp_path / "one.json", tmp_path / "two.json"
+    one.write_text(json.dumps(EVALUATION))
+    two.write_text(json.dumps({**EVALUATION, "a": "search", "win_rate": 0.55}))
+    assert mod.main(["x.json", "t", str(one), str(two), "--by-policy"]) == 0
+    spec = json.loads((tmp_path / "x.json").read_text())["tables"]["t"]
+    assert spec["by_policy"] is True
+    assert [(r["a"], r["win_rate"]) for r in spec["rows"]] == [("search_reference", 0.6123),
+                                                                ("search", 0.55)]
+    lines = tables.render(spec).splitlines()
+    assert lines[0].startswith("| policy | opponent, seed | win rate (95% CI) |")
+    assert lines[2].startswith("| `search_reference` | heuristic, 7 | 0.6123 (0.500-0.712) |")
+    assert lines[3].startswith("| `search` | heuristic, 7 | 0.550 (0.500-0.712) |")
+    # a table is a comparison or not for good: mixing the two forms is refused, unchanged
+    before = (tmp_path / "x.json").read_bytes()
+    with pytest.raises(SystemExit):
+        mod.main(["x.json", "t", str(one)])
+    assert "table 't' is a comparison of policies: add --by-policy" in capsys.readouterr().err
+    assert mod.main(["x.json", "u", str(one)]) == 0
+    with pytest.raises(SystemExit):
+        mod.main(["x.json", "u", str(two), "--by-policy"])
+    assert "table 'u' is not a comparison of policies: leave out --by-policy" in \
+        capsys.readouterr().err
+    assert json.loads((tmp_path / "x.json").read_text())["tables"]["t"] == json.loads(before)[
+        "tables"]["t"]
+
+
 @pytest.mark.parametrize("content, message", [
     ("{", "Expecting property name"),
     ('{"a": "x"}', "not the JSON of python -m training.evaluate --json: no b, hands"),
