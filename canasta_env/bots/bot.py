@@ -24,7 +24,8 @@ policy                  meaning
                         decision-time search (about 30 ms a decision; needs the compiled
                         core)
 ``"search_reference"``  the same search with the variant's reference network as the
-                        base policy (network-guided search; docs/results/search.md)
+                        base policy (network-guided search, 256 determinisations in
+                        Classic: about 40 ms a decision; docs/results/search.md)
 ``"apprentice"``        the variant's apprentice network, between the heuristic and the
                         reference (:func:`canasta_env.bots.loader.apprentice_file`; Hand
                         and Foot's; onnxruntime); refused for a variant without one

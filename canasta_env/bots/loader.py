@@ -16,7 +16,9 @@ spec                 policy
                      plays through the bots, the service, terminal play and
                      ``training.evaluate``, not through a bare ``act(observation, mask)``
 ``search_reference`` the same search with the game's variant's reference network as the
-                     base policy proposing the moves (``SearchPolicy(base=...)``)
+                     base policy proposing the moves (``SearchPolicy(base=...)``; in
+                     Classic with 256 determinisations,
+                     :data:`canasta_env.search.REFERENCE_SEARCH`)
 ``reference``        the shipped reference policy of the game's variant, the file
                      :func:`reference_path` names (below): Classic's and Hand and
                      Foot's networks; a variant without one plays the heuristic
@@ -393,10 +395,11 @@ def _load(spec: str, variant: Any) -> Policy:
         except RuntimeError as e:  # no compiled core
             raise PolicySpecError(f"cannot load policy 'search': {e}") from e
     if key.lower() == "search_reference":  # the search with the variant's reference as base
-        from ..search import SearchPolicy
+        from ..search import REFERENCE_SEARCH, SearchPolicy
 
+        settings = REFERENCE_SEARCH.get(rules_options(variant).variant, {})
         try:
-            return SearchPolicy(base=_load("reference", variant))
+            return SearchPolicy(base=_load("reference", variant), **settings)
         except RuntimeError as e:  # no compiled core
             raise PolicySpecError(f"cannot load policy 'search_reference': {e}") from e
     if key.lower() == "reference" and reference_note(variant) is not None:

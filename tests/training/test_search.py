@@ -698,6 +698,8 @@ def test_search_reference_plays_each_variant_with_that_variants_reference():
     assert isinstance(classic, SearchPolicy) and isinstance(hf, SearchPolicy)
     assert policy_sizes(classic) == (202, 91)  # Classic's observation size, actions
     assert policy_sizes(hf) != policy_sizes(classic)
+    # Classic's search_reference searches 256 deals (chosen by its rule), Hand and Foot's 64
+    assert classic.settings.determinisations == 256 and hf.settings.determinisations == 64
     with pytest.raises(PolicyVariantError, match="is a Classic policy"):
         check_policy_variant(classic, "hand_and_foot", "search_reference")
     bot = Bot("search_reference")
@@ -780,7 +782,9 @@ def test_expert_candidates_are_search_reference_with_their_settings():
     assert d64.candidates is None
     assert (top3.settings.determinisations, top3.candidates) == (256, 3)
     ref = load_policy("search_reference", variant="classic")
-    g = next(g for g in _positions("classic", 2, 51, seed=3) if len(g.legal_actions()) > 2)
-    assert d64.act_game(g) == ref.act_game(g)
+    d256 = expert.candidate("D256")
+    assert (ref.settings, ref.candidates) == (d256.settings, None)  # the chosen candidate
+    for g in [g for g in _positions("classic", 2, 51, seed=3) if len(g.legal_actions()) > 2][:3]:
+        assert d256.act_game(g) == ref.act_game(g)
     with pytest.raises(KeyError, match="no expert candidate 'D1'"):
         expert.candidate("D1")
