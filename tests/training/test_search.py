@@ -548,6 +548,14 @@ def test_distill_teaches_the_search_set(tmp_path):
     assert losses[-1] < losses[0]
     pol = load_policy_checkpoint(out)
     acts = pol.act_batch(rec["obs"], rec["masks"].astype(np.int8))
+    # with its progress lines (the command's way) every epoch is measured and the model
+    # saved: the line once took the name of the held-out rows and broke epoch 2
+    shown = distill("checkpoints/reference/classic.zip", [str(data)], str(tmp_path / "p.zip"),
+                    epochs=2, batch_size=64, learning_rate=3e-4, seed=0, holdout=0.2,
+                    progress=True)
+    assert [h["held_set_accuracy"] for h in shown["epochs"][1:]] == \
+        [h["held_set_accuracy"] for h in st["epochs"][1:3]]
+    assert (tmp_path / "p.zip").is_file()
     assert rec["masks"][np.arange(len(acts)), acts].all()
     bad = tmp_path / "bad.npz"
     np.savez_compressed(bad, obs=rec["obs"])

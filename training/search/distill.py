@@ -375,10 +375,10 @@ def distill(init: str, data: list[str], out: str, epochs: int, batch_size: int,
                         **held_out()})
         if progress:
             h = history[-1]
-            held = (f", held-out set accuracy {h['held_set_accuracy']:.3f} (deviations "
+            line = (f", held-out set accuracy {h['held_set_accuracy']:.3f} (deviations "
                     f"{_or_na(h, 'held_deviation_accuracy')}, kept "
                     f"{_or_na(h, 'held_kept_accuracy')})" if "held_set_accuracy" in h else "")
-            print(f"epoch {ep + 1}/{epochs}: loss {h['train_loss']:.4f}{held}",
+            print(f"epoch {ep + 1}/{epochs}: loss {h['train_loss']:.4f}{line}",
                   file=sys.stderr, flush=True)
     bar.close()
     model.save(out)
