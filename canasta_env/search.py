@@ -71,19 +71,58 @@ class SearchSettings:
             raise ValueError(f"max_decisions must be an int >= 1, got {self.max_decisions!r}")
 
 
+def candidate_mask(logits: np.ndarray, masks: np.ndarray, base: np.ndarray,
+                   k: int) -> np.ndarray:
+    """The actions the search may play per row when the base network is a prior: the
+    ``k`` legal actions of largest logit, and the base's own action.
+
+    Args:
+        logits: float (n, num_actions): the base network's logits (any value at illegal
+            actions: they are never chosen).
+        masks: (n, num_actions), nonzero = legal.
+        base: int (n,): the base's action per row (legal).
+        k: int >= 1.
+
+    Returns:
+        bool (n, num_actions): True at the candidates; equal logits rank the lower action
+        id first.
+
+    Raises:
+        ValueError: shapes that do not fit together, or ``k`` < 1.
+    """
+    logits = np.asarray(logits, dtype=np.float64)
+    legal = np.asarray(masks) != 0
+    base = np.asarray(base, dtype=np.int64)
+    if logits.ndim != 2 or logits.shape != legal.shape or base.shape != (len(logits),):
+        raise ValueError(f"logits {logits.shape}, masks {legal.shape} and base {base.shape} "
+                         f"do not fit: (n, num_actions), (n, num_actions), (n,)")
+    if k < 1:
+        raise ValueError(f"k must be >= 1, got {k}")
+    ranked = np.where(legal, logits, -np.inf)
+    order = np.argsort(-ranked, axis=1, kind="stable")[:, :k]
+    rows = np.arange(len(logits))
+    out = np.zeros(legal.shape, bool)
+    out[rows[:, None], order] = True
+    out &= legal
+    out[rows, base] = True
+    return out
+
+
 def improve(values: np.ndarray, base: np.ndarray, settings: SearchSettings):
     """The search's action per row from rollout outcomes.
 
     Args:
         values: float64 (n, num_actions, D): hand score differences (points) per legal
             action and determinisation, NaN at illegal actions or dropped rollouts
-            (:func:`canasta_env.native.search_values`).
-        base: int (n,): the heuristic's action per row (legal).
+            (:func:`canasta_env.native.search_values`), and at actions left out (outside
+            the :func:`candidate_mask`).
+        base: int (n,): the base policy's action per row (legal): the heuristic's, or a
+            network's.
 
     Returns:
         ``(actions int64 (n,), better bool (n, num_actions), advantage float32 (n,
         num_actions))``: ``advantage`` is each action's mean outcome paired with ``base``
-        over the same determinisations (-inf at illegal actions); ``better`` marks the
+        over the same determinisations (-inf at illegal or left-out actions); ``better`` marks the
         actions whose advantage exceeds 0 and ``settings.z`` standard errors; the action
         is ``base`` where no action is better, else the better action with the largest
         advantage.
@@ -123,9 +162,12 @@ class SearchPolicy:
     Args:
         determinisations, z, criterion: :class:`SearchSettings` (defaults 64, 1.5, win).
         candidates: ``None`` (every legal action may replace the base's) or an int >= 1:
-            only the base network's ``candidates`` legal actions of largest logit may
-            (needs a ``base`` with ``logits(observation, action_mask)``, float32
-            ``(num_actions,)``, as the ONNX and checkpoint policies have).
+            only the base network's ``candidates`` legal actions of largest logit
+            (:func:`candidate_mask`; equal logits rank the lower action id first) may
+            replace it. Needs a ``base`` with ``logits(observation, action_mask)``,
+            float ``(num_actions,)``, as the ONNX and checkpoint policies have. Every
+            legal action is still played out (the rollouts of the others are then left
+            out), so it saves no time.
         seed: int; the deals of a decision come from ``(seed, the game's decision
             count)``, so the same game and seed always give the same move.
         base: ``None`` (the heuristic) or a policy with ``act(observation, action_mask)
@@ -212,7 +254,8 @@ class SearchPolicy:
         Raises:
             ValueError: nobody is on turn, or ``seat`` is not the seat on turn.
             RuntimeError: the base policy answered something that is not a legal action id
-                (an int or numpy integer, not a bool).
+                (an int or numpy integer, not a bool), or (with ``candidates``) logits
+                not of shape ``(num_actions,)``.
         """
         from .native import NativeGame, search_game_values
         from .observation import encode
@@ -238,16 +281,19 @@ class SearchPolicy:
         base = int(base)
         keep = None
         if self.candidates is not None and self.candidates < len(legal):
-            logits = np.asarray(self.base.logits(obs, mask), dtype=np.float64)
-            order = np.asarray(legal)[np.argsort(-logits[legal], kind="stable")]
-            keep = set(int(a) for a in order[:self.candidates]) | {base}
-        if len(legal) == 1 or keep == {base}:
+            logits = np.asarray(self.base.logits(obs, mask))
+            if logits.shape != (native.num_actions,):  # a base policy's bug
+                raise RuntimeError(f"the base policy {self.base!r} gave logits of shape "
+                                   f"{logits.shape}, not ({native.num_actions},)")
+            keep = candidate_mask(logits[None], mask[None], np.array([base]),
+                                  self.candidates)[0]
+        if len(legal) == 1 or (keep is not None and keep.sum() == 1):
             return base
         s = self.settings
         seed = (self.seed * 1_000_003 + int(native.decisions)) & 0xFFFFFFFFFFFFFFFF
         values = search_game_values(native, self.heuristic._core, s.determinisations, seed,
                                     s.max_decisions)
         if keep is not None:  # the prior: actions outside the network's top candidates
-            values[[a for a in legal if a not in keep]] = np.nan
+            values[~keep] = np.nan
         action, _, _ = improve(values[None], np.array([base]), s)
         return int(action[0])

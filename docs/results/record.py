@@ -14,8 +14,9 @@ that gives exactly these figures (built from the file's own ``a``, ``b``, ``hand
 others are kept; every row of a table has the same side A; a missing table is created
 (kind ``evaluation``, see docs/results/tables.py). ``--note``
 adds a short note after the opponent. ``--by-policy`` records a comparison of policies
-instead: side A may differ from row to row and is shown in a first column (a table is
-one kind or the other for good).
+instead: side A may differ from row to row and is shown in a first column, while every
+row has the same opponent, seed, hands and variant (the same deals); a table is one kind
+or the other for good.
 
 Every file is read and checked before DATA is written; DATA is replaced in one step.
 Exit codes: 0 written, 2 a bad argument or file (one line on stderr).
@@ -52,6 +53,16 @@ def _same(command_a: str, command_b: str) -> bool:
 def _a_of(command_text: str) -> str | None:
     m = re.search(r" --a (\S+)", command_text)
     return m[1] if m else None
+
+
+def _hands_of(command_text: str) -> str | None:
+    m = re.search(r" --hands (\S+)", command_text)
+    return m[1] if m else None
+
+
+def _variant_of(command_text: str) -> str:
+    m = re.search(r" --variant (\S+)", command_text)
+    return m[1] if m else "classic"
 
 
 def command(ev: dict) -> str:
@@ -137,7 +148,9 @@ def main(argv: list[str] | None = None) -> int:
     levels = table["levels"] if table else None
     for path in args.evaluations:
         try:
-            lv, r = row(json.loads(path.read_text(encoding="utf-8")), args.note)
+            ev = json.loads(path.read_text(encoding="utf-8"))
+            lv, r = row(ev, args.note)
+            ev_a = ev["a"]
         except (OSError, json.JSONDecodeError, ValueError, TypeError, KeyError) as e:
             p.error(f"{path}: {e}")
         if levels is not None and lv != levels:
@@ -146,7 +159,14 @@ def main(argv: list[str] | None = None) -> int:
         if any(_same(r["command"], x["command"]) for x in rows):
             p.error(f"{path}: the same evaluation as another file given ({r['command']})")
         if args.by_policy:
-            r["a"] = _a_of(r["command"])
+            r["a"] = ev_a
+            deals = (r["opponent"], r["seed"], _hands_of(r["command"]), _variant_of(r["command"]))
+            others = [x for x in (table["rows"] if table else []) + rows]
+            if others and any((x["opponent"], x["seed"], _hands_of(x["command"]),
+                               _variant_of(x["command"])) != deals for x in others):
+                p.error(f"{path}: a comparison plays every policy on the same deals: the "
+                        f"same opponent, seed, hands and variant as the table's rows "
+                        f"({others[0]['command']})")
         sides = {_a_of(x["command"]) for x in (table["rows"] if table else [])} | \
             {_a_of(x["command"]) for x in rows}
         if not args.by_policy and len(sides | {_a_of(r["command"])}) > 1:

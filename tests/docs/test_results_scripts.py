@@ -223,8 +223,15 @@ def test_record_by_policy_compares_policies_in_a_first_column(tmp_path, monkeypa
     assert lines[0].startswith("| policy | opponent, seed | win rate (95% CI) |")
     assert lines[2].startswith("| `search_reference` | heuristic, 7 | 0.6123 (0.500-0.712) |")
     assert lines[3].startswith("| `search` | heuristic, 7 | 0.550 (0.500-0.712) |")
-    # a table is a comparison or not for good: mixing the two forms is refused, unchanged
+    # a table is a comparison or not for good: mixing the two forms is refused, unchanged;
+    # so is a policy on other deals (another seed, opponent or hand count)
     before = (tmp_path / "x.json").read_bytes()
+    for change in ({"seed": 8}, {"b": "random"}, {"hands": 40}):
+        other = tmp_path / "other.json"
+        other.write_text(json.dumps({**EVALUATION, "a": "reference", **change}))
+        with pytest.raises(SystemExit):
+            mod.main(["x.json", "t", str(other), "--by-policy"])
+        assert "a comparison plays every policy on the same deals" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         mod.main(["x.json", "t", str(one)])
     assert "table 't' is a comparison of policies: add --by-policy" in capsys.readouterr().err

@@ -450,9 +450,12 @@ def test_play_with_the_actor_as_base_labels_around_the_networks_moves():
     for kw, msg in (({"actor_base": True}, "needs an actor"),
                     ({"actor": ref, "candidates": 3}, "need the actor as the search's base"),
                     ({"actor": ref, "actor_base": True, "candidates": 0},
-                     "candidates must be an int >= 1")):
+                     "candidates must be >= 1")):
         with pytest.raises(ValueError, match=msg):
             play("classic", 1, seed=5, settings=s, progress=False, **kw)
+    with pytest.raises(TypeError, match="candidates must be None or an int"):
+        play("classic", 1, seed=5, settings=s, progress=False, actor=ref, actor_base=True,
+             candidates=2.5)
 
 
 def test_cli_refuses_overwriting(tmp_path, capsys):
@@ -763,6 +766,51 @@ def test_candidates_limit_the_search_to_the_bases_top_actions():
     assert limited >= 20 and differed >= 1  # the limit is reached and changes moves
 
 
+class _LowBase(_LogitBase):
+    """A base whose move is its lowest legal action while its logits rank the highest
+    first: its own move is outside its top candidates."""
+
+    def act(self, observation, action_mask):
+        return int(np.flatnonzero(action_mask)[0])
+
+
+def test_candidate_mask_keeps_the_top_legal_actions_and_the_base():
+    from canasta_env.search import candidate_mask
+
+    logits = np.array([[5.0, 9.0, 9.0, 1.0, 7.0], [0.0, 0.0, 0.0, 0.0, 0.0]])
+    masks = np.array([[1, 0, 1, 1, 1], [1, 1, 0, 1, 1]], np.int8)
+    got = candidate_mask(logits, masks, np.array([3, 4]), 2)
+    # row 0: action 1 is illegal though its logit is the largest; 2 and 4 are the top two,
+    # 3 the base. Row 1: equal logits rank the lower ids first (0, 1), and 4 is the base
+    np.testing.assert_array_equal(got, [[False, False, True, True, True],
+                                        [True, True, False, False, True]])
+    assert candidate_mask(logits, masks, np.array([3, 4]), 9).tolist() == \
+        (masks != 0).tolist()                                  # k >= legal: every legal one
+    with pytest.raises(ValueError, match="do not fit"):
+        candidate_mask(logits, masks[:1], np.array([3, 4]), 2)
+    with pytest.raises(ValueError, match="k must be >= 1"):
+        candidate_mask(logits, masks, np.array([3, 4]), 0)
+
+
+def test_a_base_outside_its_top_candidates_keeps_its_move_in_the_search():
+    """The base's own move is always a candidate, also when its logits rank it last: each
+    move is the base's or one of the top K, and the search does switch to the top ones."""
+    from canasta_env.search import SearchPolicy
+
+    base = _LowBase()
+    top2 = SearchPolicy(determinisations=16, seed=2, base=base, candidates=2)
+    positions = switched = 0
+    for g in _positions("classic", 6, 120, seed=22):
+        if g.to_move is None or len(g.legal_actions()) < 4:
+            continue
+        legal = sorted(g.legal_actions())
+        got = top2.act_game(g)
+        assert got in (legal[0], legal[-1], legal[-2])
+        positions += 1
+        switched += got != legal[0]
+    assert positions >= 10 and switched >= 1
+
+
 def test_candidates_are_refused_without_a_ranking_base_or_as_a_bad_count():
     from canasta_env.search import SearchPolicy
 
@@ -778,6 +826,14 @@ def test_candidates_are_refused_without_a_ranking_base_or_as_a_bad_count():
             SearchPolicy(base=_LogitBase(), candidates=bad)
     assert "candidates=3" in repr(SearchPolicy(base=_LogitBase(), candidates=np.int64(3)))
 
+    class Flat(_LogitBase):  # logits of a batch of one: a base policy's bug, named
+        def logits(self, observation, action_mask):
+            return super().logits(observation, action_mask)[None]
+
+    g = next(g for g in _positions("classic", 2, 51, seed=3) if len(g.legal_actions()) > 3)
+    with pytest.raises(RuntimeError, match=r"gave logits of shape \(1, 91\), not \(91,\)"):
+        SearchPolicy(base=Flat(), candidates=2).act_game(g)
+
 
 def test_expert_candidates_are_search_reference_with_their_settings():
     from canasta_env.bots import load_policy
@@ -792,7 +848,12 @@ def test_expert_candidates_are_search_reference_with_their_settings():
     ref = load_policy("search_reference", variant="classic")
     d256 = expert.candidate("D256")
     assert (ref.settings, ref.candidates) == (d256.settings, None)  # the chosen candidate
-    for g in [g for g in _positions("classic", 2, 51, seed=3) if len(g.legal_actions()) > 2][:3]:
-        assert d256.act_game(g) == ref.act_game(g)
+    games = [g for g in _positions("classic", 4, 120, seed=23) if g.to_move is not None
+             and len(g.legal_actions()) > 2][:12]
+    assert len(games) == 12
+    moves = [ref.act_game(g) for g in games]
+    assert [d256.act_game(g) for g in games] == moves
+    own = [ref.base.act(g.encode(g.to_move), _native_legal_mask(g)) for g in games]
+    assert moves != own   # the search leaves the network's move somewhere among them
     with pytest.raises(KeyError, match="no expert candidate 'D1'"):
         expert.candidate("D1")

@@ -7,8 +7,8 @@
         --data /tmp/search_a.npz --out /tmp/distilled.zip
 
 **The search**: :mod:`canasta_env.search` (determinised rollouts of the heuristic, and
-:func:`~canasta_env.search.improve`, the paired test that keeps the heuristic's action
-unless another is clearly better).
+:func:`~canasta_env.search.improve`, the paired test that keeps the base action, the
+heuristic's or with ``--base actor`` the network's, unless another is clearly better).
 
 **play**: duplicate deals as :mod:`training.evaluation` (each deal twice, the searching side
 at seats 0+2, then 1+3, ``starting_scores="sample"``, Hand and Foot ``starting_round=
@@ -36,7 +36,7 @@ import numpy as np
 
 from canasta_env.bots.loader import variant_hint
 from canasta_env.cli import ArgumentParser, existing_file, fail, interrupted, positive_float, positive_int
-from canasta_env.search import CRITERIA, SearchSettings, improve  # noqa: F401 (re-exported)
+from canasta_env.search import CRITERIA, SearchSettings, candidate_mask, improve  # noqa: F401 (re-exported)
 from training.sb3.pretrain import _returns
 
 #: the arrays ``play --record`` saves
@@ -67,9 +67,16 @@ def play_chunk(variant: str, seeds: list[int], side: int, settings: SearchSettin
         ``searched`` and ``deviated`` counts; ``agree`` (actor only: decisions where the
         network chose the search's action); with ``record`` the arrays ``obs`` float32,
         ``masks`` bool, ``actions`` int64 (the search's), ``base`` int64 (the
-        heuristic's, or the network's with ``actor_base``), ``returns`` float32 (the
-        side's hand reward x 0.001 discounted by ``gamma`` per decision).
+        heuristic's, or the network's with ``actor_base``), ``better`` bool and
+        ``advantage`` float32 (``improve``'s, -inf at illegal actions and at those the
+        candidates leave out), ``returns`` float32 (the side's hand reward x 0.001
+        discounted by ``gamma`` per decision).
+
+    Raises:
+        ValueError: ``actor_base`` or ``candidates`` without an ``actor``.
     """
+    if (actor_base or candidates is not None) and actor is None:
+        raise ValueError("actor_base and candidates need an actor network")
     from canasta_env.engine import preset
     from canasta_env.native import VectorGames, search_values
     from canasta_env.policies import HeuristicPolicy
@@ -111,11 +118,7 @@ def play_chunk(variant: str, seeds: list[int], side: int, settings: SearchSettin
             calls += 1
             if candidates is not None:  # the network as a prior: only its top actions
                 logits = net.logits_batch(vg.observations[rows], vg.masks[rows])
-                top = np.argsort(-logits, axis=1, kind="stable")[:, :candidates]
-                allowed = np.zeros(vals.shape[:2], bool)
-                allowed[np.arange(len(rows))[:, None], top] = True
-                allowed[np.arange(len(rows)), acts[rows]] = True
-                vals[~allowed] = np.nan
+                vals[~candidate_mask(logits, vg.masks[rows], acts[rows], candidates)] = np.nan
             lab, better, adv = improve(vals, acts[rows], settings)
             labels[multi] = lab
             searched += len(rows)
@@ -183,6 +186,7 @@ def play(variant: str, deals: int, seed: int, settings: SearchSettings,
     Raises:
         ValueError: ``actor_base`` or ``candidates`` without what they need, or
             ``candidates`` < 1.
+        TypeError: ``candidates`` is not an int.
 
     Returns:
         ``{"hands", "win_rate", "win_rate_ci", "mean_diff", "deviation_rate",
@@ -198,9 +202,10 @@ def play(variant: str, deals: int, seed: int, settings: SearchSettings,
         raise ValueError("candidates rank the actor's actions: they need the actor as the "
                          "search's base (--base actor)")
     if candidates is not None and (isinstance(candidates, bool) or
-                                   not isinstance(candidates, (int, np.integer)) or
-                                   candidates < 1):
-        raise ValueError(f"candidates must be an int >= 1, got {candidates!r}")
+                                   not isinstance(candidates, (int, np.integer))):
+        raise TypeError(f"candidates must be None or an int, got {candidates!r}")
+    if candidates is not None and candidates < 1:
+        raise ValueError(f"candidates must be >= 1, got {candidates}")
     if actor is not None:  # a network of another variant is refused before the first deal
         from canasta_env.bots.loader import check_policy_variant
         from training.sb3.checkpoint import load_policy_checkpoint
@@ -265,7 +270,7 @@ def distill(init: str, data: list[str], out: str, epochs: int, batch_size: int,
 
     Only decisions with two or more legal actions are used. The loss is the set
     likelihood ``-log sum_{a in S} p(a)`` with ``S`` from :func:`distill_targets`: where
-    the search found several actions better than the heuristic's, the network may put
+    the search found several actions better than the base action, the network may put
     its mass on any of them (which one the search ranks first is mostly noise), and
     where it found none, it is taught the recorded base action (the heuristic's, or the
     network's own with ``play --base actor``). The value head is not trained.
@@ -275,7 +280,7 @@ def distill(init: str, data: list[str], out: str, epochs: int, batch_size: int,
         "held_set_accuracy", "held_deviation_accuracy", "held_kept_accuracy"}, ...]}``:
         set accuracy = the network's most likely action is in ``S``, on the held-out
         fraction ``holdout`` of decisions, all / where the search deviated / where it
-        kept the heuristic's action.
+        kept the base action.
 
     Raises:
         FileExistsError: ``out`` exists.
@@ -440,7 +445,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="deals of the unseen cards per legal action, 1..4096 "
                          "(default: %(default)s)")
     pl.add_argument("--z", type=_nonnegative_float, default=1.5,
-                    help="standard errors by which an action must beat the heuristic's, "
+                    help="standard errors by which an action must beat the base action, "
                          "paired over the same deals (default: %(default)s)")
     pl.add_argument("--criterion", choices=CRITERIA, default="win",
                     help="win: the sign of the hand score difference; diff: the points "

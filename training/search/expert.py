@@ -2,14 +2,15 @@
 
 Each name is a :class:`canasta_env.search.SearchPolicy` over Classic's shipped reference
 network (the base proposing the moves, as ``search_reference``), with the settings in
-:data:`CANDIDATES`, for the selection recorded in docs/results/ladder.md ("A stronger
-expert"), e.g.::
+:data:`CANDIDATES`, for the selection recorded in docs/results/search.md ("The network
+as a prior, and more deals"), e.g.::
 
     python -m training.evaluate --a training.search.expert:D256_TOP3 --b reference \\
         --hands 1000 --seed 100 --json
 
 ``D64`` is ``search_reference`` as it was before that selection (64 determinisations,
-every legal action a candidate). A policy is built when its name is first read (it loads
+every legal action a candidate); ``D256``, the one chosen, is Classic's
+``search_reference`` now. A policy is built when its name is first read (it loads
 the reference network), then reused: the search keeps no state between decisions.
 """
 
