@@ -21,7 +21,7 @@ policy                  meaning
                         and Foot's network (the heuristic for a variant without one)
 ``"heuristic"``         :class:`canasta_env.policies.HeuristicPolicy` (rule-based, fast)
 ``"search"``            :class:`canasta_env.search.SearchPolicy`: the heuristic improved by
-                        decision-time search (about 30 ms a decision; needs the compiled
+                        decision-time search (about 10 ms a decision in Classic; needs the compiled
                         core)
 ``"search_reference"``  the same search with the variant's reference network as the
                         base policy (network-guided search, 256 determinisations in

@@ -12,7 +12,7 @@ spec                 policy
                      whose heuristic play has no style parameters)
 ``search``           :class:`~canasta_env.search.SearchPolicy`: the heuristic improved by
                      decision-time search on the native core (64 determinised rollouts
-                     per legal action; tens of ms a decision); it needs the game, so it
+                     per legal action; about 10 ms a decision); it needs the game, so it
                      plays through the bots, the service, terminal play and
                      ``training.evaluate``, not through a bare ``act(observation, mask)``
 ``search_reference`` the same search with the game's variant's reference network as the

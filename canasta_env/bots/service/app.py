@@ -60,8 +60,8 @@ them).
 
 **Bots.** `bot_policy` / `policy` may name `heuristic`, `random`, `reference` (each
 variant's reference network), `search` (the heuristic improved by decision-time search,
-tens of ms of one core per decision), `search_reference` (the same search over the
-reference network's moves: the strongest Classic bot), the difficulty levels `easy` ..
+about 10 ms of one core per decision in Classic), `search_reference` (the same search
+over the reference network's moves: the strongest Classic bot, about 40 ms), the difficulty levels `easy` ..
 `expert` or the server's `--policy`;
 other checkpoint paths are refused, because loading a checkpoint unpickles it. Responses
 stay small: at most `--max-decisions` (default {MAX_DECISIONS}) moves per response, move log
