@@ -88,19 +88,32 @@ def candidate_mask(logits: np.ndarray, masks: np.ndarray, base: np.ndarray,
         id first.
 
     Raises:
-        ValueError: shapes that do not fit together, or ``k`` < 1.
+        ValueError: shapes that do not fit together, logits that are not numbers or not
+            finite at a legal action, a ``base`` that is not a legal action of its row, or
+            ``k`` < 1.
+        TypeError: ``k`` is not an int.
     """
-    logits = np.asarray(logits, dtype=np.float64)
+    if not isinstance(k, (int, np.integer)) or isinstance(k, (bool, np.bool_)):
+        raise TypeError(f"k must be an int, got {k!r}")
+    if k < 1:
+        raise ValueError(f"k must be >= 1, got {k}")
+    try:
+        logits = np.asarray(logits, dtype=np.float64)
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"logits must be numbers ({e})") from None
     legal = np.asarray(masks) != 0
-    base = np.asarray(base, dtype=np.int64)
+    base = np.asarray(base)
     if logits.ndim != 2 or logits.shape != legal.shape or base.shape != (len(logits),):
         raise ValueError(f"logits {logits.shape}, masks {legal.shape} and base {base.shape} "
                          f"do not fit: (n, num_actions), (n, num_actions), (n,)")
-    if k < 1:
-        raise ValueError(f"k must be >= 1, got {k}")
+    rows = np.arange(len(logits))
+    if base.dtype.kind not in "iu" or ((base < 0) | (base >= legal.shape[1])).any() or \
+            not legal[rows, base.clip(0, legal.shape[1] - 1)].all():
+        raise ValueError(f"base must hold a legal action id per row, got {base.tolist()}")
+    if not np.isfinite(logits[legal]).all():
+        raise ValueError("the logits are not finite at a legal action (NaN or inf)")
     ranked = np.where(legal, logits, -np.inf)
     order = np.argsort(-ranked, axis=1, kind="stable")[:, :k]
-    rows = np.arange(len(logits))
     out = np.zeros(legal.shape, bool)
     out[rows[:, None], order] = True
     out &= legal
@@ -255,7 +268,8 @@ class SearchPolicy:
             ValueError: nobody is on turn, or ``seat`` is not the seat on turn.
             RuntimeError: the base policy answered something that is not a legal action id
                 (an int or numpy integer, not a bool), or (with ``candidates``) logits
-                not of shape ``(num_actions,)``.
+                not of shape ``(num_actions,)``, not numbers, or not finite at a legal
+                action.
         """
         from .native import NativeGame, search_game_values
         from .observation import encode
@@ -285,8 +299,12 @@ class SearchPolicy:
             if logits.shape != (native.num_actions,):  # a base policy's bug
                 raise RuntimeError(f"the base policy {self.base!r} gave logits of shape "
                                    f"{logits.shape}, not ({native.num_actions},)")
-            keep = candidate_mask(logits[None], mask[None], np.array([base]),
-                                  self.candidates)[0]
+            try:
+                keep = candidate_mask(logits[None], mask[None], np.array([base]),
+                                      self.candidates)[0]
+            except ValueError as e:  # logits not numbers, or not finite: the base's bug
+                raise RuntimeError(f"the base policy {self.base!r} gave unusable logits: "
+                                   f"{e}") from None
         if len(legal) == 1 or (keep is not None and keep.sum() == 1):
             return base
         s = self.settings

@@ -140,7 +140,10 @@ def main(argv: list[str] | None = None) -> int:
     table = data.setdefault("tables", {}).get(args.table)
     if table is not None and table.get("kind") != "evaluation":
         p.error(f"{args.data}: table {args.table!r} is not an evaluation table")
-    if table is not None and bool(table.get("by_policy")) != args.by_policy:
+    if table is not None and table.get("by_policy", False) not in (True, False):
+        p.error(f"{args.data}: table {args.table!r} has by_policy "
+                f"{table.get('by_policy')!r}, not true or false")
+    if table is not None and table.get("by_policy", False) != args.by_policy:
         p.error(f"{args.data}: table {args.table!r} is "
                 f"{'' if table.get('by_policy') else 'not '}a comparison of policies: "
                 f"{'add' if table.get('by_policy') else 'leave out'} --by-policy")
@@ -151,6 +154,9 @@ def main(argv: list[str] | None = None) -> int:
             ev = json.loads(path.read_text(encoding="utf-8"))
             lv, r = row(ev, args.note)
             ev_a = ev["a"]
+            if not isinstance(ev_a, str) or not re.fullmatch(r"[^\s`|]+", ev_a):
+                raise ValueError(f"side A must be a policy spec without spaces, ` or |, "
+                                 f"got {ev_a!r}")
         except (OSError, json.JSONDecodeError, ValueError, TypeError, KeyError) as e:
             p.error(f"{path}: {e}")
         if levels is not None and lv != levels:

@@ -96,6 +96,8 @@ def markdown(columns: list[str], rows: list[list[str]]) -> str:
 def evaluation_table(spec: dict) -> str:
     levels = " / ".join(str(lv) for lv in spec["levels"])
     by_policy = spec.get("by_policy", False)
+    if not isinstance(by_policy, bool):
+        raise TableError(f"by_policy must be true or false, got {by_policy!r}")
     columns = ["policy"] * by_policy + [
         "opponent, seed", "win rate (95% CI)", "mean score diff per hand (95% CI)",
         f"opening success at {levels}", "command"]
@@ -112,6 +114,9 @@ def evaluation_table(spec: dict) -> str:
                                 for x in r["opening_success"]),
                      f"`{r['command']}`"])
         if by_policy:
+            if not isinstance(r.get("a"), str) or not r["a"]:
+                raise TableError(f"a row of a comparison of policies has no side A ('a'): "
+                                 f"{r['command']}")
             rows[-1].insert(0, f"`{r['a']}`")
     return markdown(columns, rows)
 

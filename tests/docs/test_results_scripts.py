@@ -242,6 +242,24 @@ def test_record_by_policy_compares_policies_in_a_first_column(tmp_path, monkeypa
         capsys.readouterr().err
     assert json.loads((tmp_path / "x.json").read_text())["tables"]["t"] == json.loads(before)[
         "tables"]["t"]
+    # side A must be a policy spec; a garbled comparison is a TableError, not a traceback
+    for a in (None, 5, "", "x y", "x`y"):
+        bad = tmp_path / "bad.json"
+        bad.write_text(json.dumps({**EVALUATION, "a": a}))
+        with pytest.raises(SystemExit):
+            mod.main(["x.json", "v", str(bad), "--by-policy"])
+        assert "side A must be a policy spec" in capsys.readouterr().err
+    for flag in (None, "yes", 2):
+        with pytest.raises(tables.TableError, match="by_policy must be true or false"):
+            tables.render({**spec, "by_policy": flag})
+    with pytest.raises(tables.TableError, match="has no side A"):
+        tables.render({**spec, "rows": [{k: v for k, v in spec["rows"][0].items() if k != "a"}]})
+    data = json.loads((tmp_path / "x.json").read_text())
+    data["tables"]["t"]["by_policy"] = None
+    (tmp_path / "x.json").write_text(json.dumps(data))
+    with pytest.raises(SystemExit):
+        mod.main(["x.json", "t", str(one)])
+    assert "has by_policy None, not true or false" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("content, message", [

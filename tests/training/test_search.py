@@ -790,6 +790,23 @@ def test_candidate_mask_keeps_the_top_legal_actions_and_the_base():
         candidate_mask(logits, masks[:1], np.array([3, 4]), 2)
     with pytest.raises(ValueError, match="k must be >= 1"):
         candidate_mask(logits, masks, np.array([3, 4]), 0)
+    for k in (True, 1.5, None):
+        with pytest.raises(TypeError, match="k must be an int"):
+            candidate_mask(logits, masks, np.array([3, 4]), k)
+    for base in ([-1, 4], [1, 4], [1.7, 4], [3, 5]):    # out of range, illegal, not an id
+        with pytest.raises(ValueError, match="base must hold a legal action id per row"):
+            candidate_mask(logits, masks, np.array(base), 2)
+    for bad in (np.nan, np.inf, -np.inf):                # at a legal action: refused
+        odd = logits.copy()
+        odd[0, 2] = bad
+        with pytest.raises(ValueError, match="not finite at a legal action"):
+            candidate_mask(odd, masks, np.array([3, 4]), 2)
+    odd = logits.copy()
+    odd[0, 1] = np.nan                                   # at an illegal action: ignored
+    np.testing.assert_array_equal(candidate_mask(odd, masks, np.array([3, 4]), 2)[0],
+                                  [False, False, True, True, True])
+    with pytest.raises(ValueError, match="logits must be numbers"):
+        candidate_mask([["a"] * 5] * 2, masks, np.array([3, 4]), 2)
 
 
 def test_a_base_outside_its_top_candidates_keeps_its_move_in_the_search():
@@ -833,6 +850,13 @@ def test_candidates_are_refused_without_a_ranking_base_or_as_a_bad_count():
     g = next(g for g in _positions("classic", 2, 51, seed=3) if len(g.legal_actions()) > 3)
     with pytest.raises(RuntimeError, match=r"gave logits of shape \(1, 91\), not \(91,\)"):
         SearchPolicy(base=Flat(), candidates=2).act_game(g)
+
+    class Nan(_LogitBase):  # NaN logits would silently turn the search off: refused
+        def logits(self, observation, action_mask):
+            return np.full(len(action_mask), np.nan, np.float32)
+
+    with pytest.raises(RuntimeError, match="gave unusable logits: .*not finite"):
+        SearchPolicy(base=Nan(), candidates=2).act_game(g)
 
 
 def test_expert_candidates_are_search_reference_with_their_settings():

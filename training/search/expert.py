@@ -47,4 +47,5 @@ def candidate(name: str):
 def __getattr__(name: str):
     if name in CANDIDATES:
         return candidate(name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r} (the expert "
+                         f"candidates: {', '.join(CANDIDATES)})")
