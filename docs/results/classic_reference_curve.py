@@ -15,7 +15,7 @@ import csv
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repo, installed or not
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repo, installed or not
 from canasta_env.cli import ArgumentParser  # noqa: E402 - errors as one line
 
 p = ArgumentParser(description="Draw the Classic reference learning curve.")

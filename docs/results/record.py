@@ -24,7 +24,6 @@ Exit codes: 0 written, 2 a bad argument or file (one line on stderr).
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import os
@@ -34,6 +33,9 @@ import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parents[1]))  # the repo, installed or not
+from canasta_env.cli import ArgumentParser  # noqa: E402 - errors as one line
+
 #: the fields of evaluate's JSON a row needs
 NEEDED = ("a", "b", "hands", "seed", "variant", "unit", "win_rate", "win_rate_ci",
           "mean_score_diff", "score_diff_ci", "opening_success_a")
@@ -114,7 +116,7 @@ def row(ev: dict, note: str | None = None) -> tuple[list[int], dict]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python docs/results/record.py",
+    p = ArgumentParser(prog="python docs/results/record.py",
                                 description=__doc__.split("\n")[0])
     p.add_argument("data", help="the data file beside this script, e.g. search.json")
     p.add_argument("table", help="the table's name in it, e.g. search_reference")

@@ -21,7 +21,6 @@ line on stderr).
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
 import sys
@@ -31,6 +30,8 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 sys.path.insert(0, str(HERE))
 from training_speed import RUNS, RecordError, read_run, run_command, write_atomic  # noqa: E402
+
+from canasta_env.cli import ArgumentParser  # noqa: E402 - errors as one line (training_speed puts the repo on the path)
 
 COLUMNS = ["run", "config", "learner steps/s (`ppo_env_steps_per_s`)",
            "ratio to the run before", "update samples/s", "update share of the wall time",
@@ -127,7 +128,7 @@ def cli(prog: str, description: str, make_table, argv: list[str] | None,
         folder: Path = HERE) -> int:
     """The command line shared by the scripts that table benchmark outputs: ``--data FILE
     --table NAME FILE...``; ``make_table(files)`` gives the table (:func:`save_table`)."""
-    p = argparse.ArgumentParser(prog=prog, description=description)
+    p = ArgumentParser(prog=prog, description=description)
     p.add_argument("--data", required=True, help="a JSON data file beside this script")
     p.add_argument("--table", required=True, help="the table's name in it")
     p.add_argument("files", nargs="+", type=Path, help="benchmark outputs, in the order run")

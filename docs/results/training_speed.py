@@ -19,7 +19,6 @@ Exit codes: 0 written, 2 a bad argument or file (one line on stderr).
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import os
@@ -28,6 +27,9 @@ import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parents[1]))  # the repo, installed or not
+from canasta_env.cli import ArgumentParser  # noqa: E402 - errors as one line
+
 DATA = HERE / "benchmarks.json"
 TABLE = "training_speed"
 #: the benchmark's fields a table needs
@@ -230,7 +232,7 @@ def record(run_file: Path, where: str, data: Path = DATA) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python docs/results/training_speed.py",
+    p = ArgumentParser(prog="python docs/results/training_speed.py",
                                 description=__doc__.split("\n")[0])
     p.add_argument("run", type=Path, help="a python -m training.benchmark --json output")
     p.add_argument("--where", required=True,

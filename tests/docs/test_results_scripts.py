@@ -262,6 +262,21 @@ def test_record_by_policy_compares_policies_in_a_first_column(tmp_path, monkeypa
     assert "has by_policy None, not true or false" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("script, args", [
+    ("docs/results/record.py", ["x.json", "t", "missing.json"]),
+    ("docs/results/record.py", ["../x.json", "t", "missing.json"]),
+    ("docs/results/training_speed.py", ["missing.json"]),
+])
+def test_results_scripts_refuse_in_one_line(script, args, capsys):
+    """Scripts whose docstring promises one line on stderr print no usage block first."""
+    mod = load_script(script)
+    with pytest.raises(SystemExit) as e:
+        mod.main(args)
+    err = capsys.readouterr().err.strip().splitlines()
+    assert e.value.code == 2 and len(err) == 1, err
+    assert err[0].startswith(f"python {script}: error: ")
+
+
 @pytest.mark.parametrize("content, message", [
     ("{", "Expecting property name"),
     ('{"a": "x"}', "not the JSON of python -m training.evaluate --json: no b, hands"),
