@@ -52,19 +52,20 @@ def _same(command_a: str, command_b: str) -> bool:
     return strip.sub("", command_a) == strip.sub("", command_b)
 
 
+def _flag(command_text: str, name: str, default: str | None = None) -> str | None:
+    """The value of ``--name`` in an evaluate command, or ``default``."""
+    m = re.search(rf" --{name} (\S+)", command_text)
+    return m[1] if m else default
+
+
 def _a_of(command_text: str) -> str | None:
-    m = re.search(r" --a (\S+)", command_text)
-    return m[1] if m else None
+    return _flag(command_text, "a")
 
 
-def _hands_of(command_text: str) -> str | None:
-    m = re.search(r" --hands (\S+)", command_text)
-    return m[1] if m else None
-
-
-def _variant_of(command_text: str) -> str:
-    m = re.search(r" --variant (\S+)", command_text)
-    return m[1] if m else "classic"
+def _deals(r: dict) -> tuple:
+    """What makes two rows' deals the same: opponent, seed, hands, variant."""
+    return (r["opponent"], r["seed"], _flag(r["command"], "hands"),
+            _flag(r["command"], "variant", "classic"))
 
 
 def command(ev: dict) -> str:
@@ -117,7 +118,7 @@ def row(ev: dict, note: str | None = None) -> tuple[list[int], dict]:
 
 def main(argv: list[str] | None = None) -> int:
     p = ArgumentParser(prog="python docs/results/record.py",
-                                description=__doc__.split("\n")[0])
+                       description=__doc__.split("\n")[0])
     p.add_argument("data", help="the data file beside this script, e.g. search.json")
     p.add_argument("table", help="the table's name in it, e.g. search_reference")
     p.add_argument("evaluations", nargs="+", type=Path, metavar="EVALUATION",
@@ -168,10 +169,8 @@ def main(argv: list[str] | None = None) -> int:
             p.error(f"{path}: the same evaluation as another file given ({r['command']})")
         if args.by_policy:
             r["a"] = ev_a
-            deals = (r["opponent"], r["seed"], _hands_of(r["command"]), _variant_of(r["command"]))
-            others = [x for x in (table["rows"] if table else []) + rows]
-            if others and any((x["opponent"], x["seed"], _hands_of(x["command"]),
-                               _variant_of(x["command"])) != deals for x in others):
+            others = (table["rows"] if table else []) + rows
+            if any(_deals(x) != _deals(r) for x in others):
                 p.error(f"{path}: a comparison plays every policy on the same deals: the "
                         f"same opponent, seed, hands and variant as the table's rows "
                         f"({others[0]['command']})")

@@ -233,7 +233,7 @@ def record(run_file: Path, where: str, data: Path = DATA) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     p = ArgumentParser(prog="python docs/results/training_speed.py",
-                                description=__doc__.split("\n")[0])
+                       description=__doc__.split("\n")[0])
     p.add_argument("run", type=Path, help="a python -m training.benchmark --json output")
     p.add_argument("--where", required=True,
                    help="on what and when it ran (commit, quiet or not, CPU)")
